@@ -1,0 +1,29 @@
+# Thin wrapper around CMake. `make` builds build/kernelsmith; `make test` runs every test.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PYTHON ?= python3
+
+.PHONY: all configure test test-cpp test-python test-e2e clean format
+
+all: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+configure:
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+test: all test-cpp test-python test-e2e
+
+test-cpp: all
+	cd $(BUILD) && ./ks_tests --gtest_brief=1
+
+test-python:
+	cd python && $(PYTHON) -m pytest -q tests
+
+test-e2e: all
+	bash tests/e2e/run.sh $(BUILD)/kernelsmith
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h')

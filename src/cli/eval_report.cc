@@ -1,0 +1,73 @@
+#include "cli/eval_report.h"
+
+#include <fmt/format.h>
+
+namespace ks {
+namespace {
+
+std::string Num(const nlohmann::json& obj, const char* key, const char* spec = "{:.3g}") {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return "-";
+  return fmt::format(fmt::runtime(spec), it->get<double>());
+}
+
+std::string Indent(const std::string& text) {
+  std::string out = "  ";
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '\n' && i + 1 < text.size()) out += "  ";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatEvalReport(const EvalResult& r) {
+  std::string out;
+  std::string device = r.device.value("name", "");
+  out += fmt::format("candidate  {}\nproblem    {}\nbackend    {}{}\n", r.candidate.path,
+                     r.problem.path, r.backend, device.empty() ? "" : " on " + device);
+  out += fmt::format("status     {}{}\n", EvalStatusName(r.status),
+                     r.message.empty() ? "" : "  (" + r.message + ")");
+  if (auto c = r.stages.find("correctness"); c != r.stages.end() && c->is_object()) {
+    out += fmt::format("correct    {}/{} trials, max abs err {}, max rel err {} (atol={} rtol={})\n",
+                       c->value("passed", 0), c->value("trials", 0), Num(*c, "max_abs_err"),
+                       Num(*c, "max_rel_err"), Num(*c, "atol", "{:g}"), Num(*c, "rtol", "{:g}"));
+  }
+  if (r.speedup) {
+    out += fmt::format("speedup    {:.3f}x", *r.speedup);
+    if (r.speedup_ci_lo && r.speedup_ci_hi) {
+      out += fmt::format("  (95% CI {:.3f}-{:.3f})", *r.speedup_ci_lo, *r.speedup_ci_hi);
+    }
+    out += "\n";
+  }
+  if (auto t = r.stages.find("timing"); t != r.stages.end() && t->is_object()) {
+    auto pct = [&](const char* key) {
+      auto it = t->find(key);
+      return it != t->end() && it->is_number() ? fmt::format("{:.2f}%", 100 * it->get<double>())
+                                                : std::string("-");
+    };
+    out += fmt::format("reference  {} us/call (cv {}), eager {} us\n", Num(*t, "ref_us", "{:.2f}"),
+                       pct("ref_cv"), Num(*t, "ref_eager_us", "{:.2f}"));
+    out += fmt::format("candidate  {} us/call (cv {})\n", Num(*t, "cand_us", "{:.2f}"),
+                       pct("cand_cv"));
+    out += fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
+                       t->value("method", std::string("?")), t->value("samples", 0),
+                       t->value("calls_per_sample", 0), t->value("l2_flush", false) ? "on" : "off");
+  }
+  if (r.findings.empty()) {
+    out += "findings   none\n";
+  } else {
+    out += "findings\n";
+    for (const Finding& f : r.findings) {
+      out += fmt::format("  [{}] {}: {}\n", f.severity, f.kind, f.detail);
+    }
+  }
+  out += fmt::format("duration   {:.2f} s\n", r.duration_s);
+  if (r.status != EvalStatus::kOk && !r.feedback.empty()) {
+    out += "feedback\n" + Indent(r.feedback) + "\n";
+  }
+  return out;
+}
+
+}  // namespace ks

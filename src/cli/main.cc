@@ -1,0 +1,24 @@
+// kernelsmith: evolutionary, LLM-driven GPU kernel optimization.
+#include <CLI/CLI.hpp>
+
+#include "cli/eval_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app(
+      "kernelsmith " KS_VERSION " - evolve faster GPU kernels from PyTorch reference modules.\n"
+      "Run `kernelsmith <command> --help` for a command's options.");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", KS_VERSION);
+
+  ks::EvalCommandOptions eval_options;
+  CLI::App* eval = ks::AddEvalCommand(app, eval_options);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;  // usage errors exit 2
+  }
+  if (eval->parsed()) return ks::RunEvalCommand(eval_options);
+  return 2;
+}

@@ -1,0 +1,132 @@
+#include "eval/eval_result.h"
+
+#include <array>
+#include <utility>
+
+namespace ks {
+namespace {
+
+constexpr std::array<std::pair<EvalStatus, const char*>, 8> kStatusNames = {{
+    {EvalStatus::kOk, "ok"},
+    {EvalStatus::kCompileError, "compile_error"},
+    {EvalStatus::kRuntimeError, "runtime_error"},
+    {EvalStatus::kIncorrect, "incorrect"},
+    {EvalStatus::kHacked, "hacked"},
+    {EvalStatus::kTimeout, "timeout"},
+    {EvalStatus::kCrash, "crash"},
+    {EvalStatus::kInfraError, "infra_error"},
+}};
+
+nlohmann::json OptionalNumber(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::optional<double> NumberOrNull(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string StringOr(const nlohmann::json& j, const char* key, std::string fallback = "") {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+FileIdentity IdentityFrom(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return {};
+  return {StringOr(*it, "path"), StringOr(*it, "sha256")};
+}
+
+}  // namespace
+
+const char* EvalStatusName(EvalStatus s) {
+  for (const auto& [status, name] : kStatusNames) {
+    if (status == s) return name;
+  }
+  return "infra_error";
+}
+
+Result<EvalStatus> ParseEvalStatus(const std::string& name) {
+  for (const auto& [status, n] : kStatusNames) {
+    if (name == n) return status;
+  }
+  return Status::InvalidArgument("unknown evaluation status '" + name + "'");
+}
+
+nlohmann::json EvalResult::ToJson() const {
+  nlohmann::json j;
+  j["schema_version"] = kEvalResultSchemaVersion;
+  j["status"] = EvalStatusName(status);
+  j["message"] = message;
+  j["backend"] = backend;
+  j["problem"] = {{"path", problem.path}, {"sha256", problem.sha256}};
+  j["candidate"] = {{"path", candidate.path}, {"sha256", candidate.sha256}};
+  j["speedup"] = OptionalNumber(speedup);
+  j["speedup_ci95"] = (speedup_ci_lo && speedup_ci_hi)
+                          ? nlohmann::json::array({*speedup_ci_lo, *speedup_ci_hi})
+                          : nlohmann::json(nullptr);
+  j["ref_us"] = OptionalNumber(ref_us);
+  j["cand_us"] = OptionalNumber(cand_us);
+  j["cv"] = OptionalNumber(cv);
+  j["findings"] = nlohmann::json::array();
+  for (const Finding& f : findings) {
+    j["findings"].push_back({{"kind", f.kind}, {"detail", f.detail}, {"severity", f.severity}});
+  }
+  j["stages"] = stages;
+  j["device"] = device;
+  j["duration_s"] = duration_s;
+  j["stdout_tail"] = stdout_tail;
+  j["stderr_tail"] = stderr_tail;
+  j["feedback"] = feedback;
+  return j;
+}
+
+Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Protocol("result is not a JSON object");
+  auto status_it = j.find("status");
+  if (status_it == j.end() || !status_it->is_string()) {
+    return Status::Protocol("result has no string field 'status'");
+  }
+  Result<EvalStatus> status = ParseEvalStatus(status_it->get<std::string>());
+  if (!status.ok()) return Status::Protocol("result field 'status': " + status.status().message());
+
+  EvalResult r;
+  r.status = *status;
+  r.message = StringOr(j, "message");
+  r.backend = StringOr(j, "backend");
+  r.problem = IdentityFrom(j, "problem");
+  r.candidate = IdentityFrom(j, "candidate");
+  r.speedup = NumberOrNull(j, "speedup");
+  r.ref_us = NumberOrNull(j, "ref_us");
+  r.cand_us = NumberOrNull(j, "cand_us");
+  r.cv = NumberOrNull(j, "cv");
+  if (auto ci = j.find("speedup_ci95"); ci != j.end() && ci->is_array() && ci->size() == 2 &&
+                                        (*ci)[0].is_number() && (*ci)[1].is_number()) {
+    r.speedup_ci_lo = (*ci)[0].get<double>();
+    r.speedup_ci_hi = (*ci)[1].get<double>();
+  }
+  if (auto fs = j.find("findings"); fs != j.end() && fs->is_array()) {
+    for (const auto& f : *fs) {
+      if (!f.is_object()) return Status::Protocol("result field 'findings' holds a non-object");
+      r.findings.push_back({StringOr(f, "kind"), StringOr(f, "detail"), StringOr(f, "severity")});
+    }
+  }
+  if (auto st = j.find("stages"); st != j.end() && st->is_object()) r.stages = *st;
+  if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;
+  if (auto d = NumberOrNull(j, "duration_s")) r.duration_s = *d;
+  r.stdout_tail = StringOr(j, "stdout_tail");
+  r.stderr_tail = StringOr(j, "stderr_tail");
+  r.feedback = StringOr(j, "feedback");
+  return r;
+}
+
+EvalResult EvalResult::Failure(EvalStatus status, std::string message) {
+  EvalResult r;
+  r.status = status;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace ks

@@ -1,0 +1,78 @@
+// EvalResult: the one record every evaluated candidate gets (docs/eval-result.md).
+//
+// The worker fills most fields; the engine adds identity, duration, output tails and the
+// feedback text. `stages` and `device` are kept as JSON as the worker produced them.
+// Thread-safety: values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace ks {
+
+inline constexpr int kEvalResultSchemaVersion = 1;
+
+enum class EvalStatus {
+  kOk,
+  kCompileError,
+  kRuntimeError,
+  kIncorrect,
+  kHacked,
+  kTimeout,
+  kCrash,
+  kInfraError,
+};
+
+// "ok", "compile_error", ... as in the JSON schema.
+const char* EvalStatusName(EvalStatus s);
+// Parses a status name; InvalidArgument for an unknown one.
+Result<EvalStatus> ParseEvalStatus(const std::string& name);
+
+struct Finding {
+  std::string kind;      // e.g. "torch_compute", "no_custom_kernel", "evaluator_tampering"
+  std::string detail;    // what was seen, for a person and for the proposer
+  std::string severity;  // "info", "warn" or "reject"
+};
+
+struct FileIdentity {
+  std::string path;
+  std::string sha256;
+};
+
+struct EvalResult {
+  EvalStatus status = EvalStatus::kInfraError;
+  std::string message;  // one line: why the status is what it is; empty for ok
+  std::string backend;
+  FileIdentity problem;
+  FileIdentity candidate;
+  std::optional<double> speedup;
+  std::optional<double> speedup_ci_lo;
+  std::optional<double> speedup_ci_hi;
+  std::optional<double> ref_us;
+  std::optional<double> cand_us;
+  std::optional<double> cv;
+  std::vector<Finding> findings;
+  nlohmann::json stages = nlohmann::json::object();
+  nlohmann::json device = nlohmann::json::object();
+  double duration_s = 0;
+  std::string stdout_tail;
+  std::string stderr_tail;
+  std::string feedback;
+
+  bool correct_and_clean() const { return status == EvalStatus::kOk; }
+
+  // Serializes with schema_version; the inverse of FromJson.
+  nlohmann::json ToJson() const;
+  // Parses the worker's `result` object (or a full stored EvalResult). Unknown fields are
+  // ignored; a missing or unknown status is a Protocol error naming the field.
+  static Result<EvalResult> FromJson(const nlohmann::json& j);
+  // A result for a failure outside the worker's verdict (timeout, crash, infra).
+  static EvalResult Failure(EvalStatus status, std::string message);
+};
+
+}  // namespace ks

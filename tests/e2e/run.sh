@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# End-to-end tests of the CLI on the built-in example (CPU; Triton through its interpreter).
+# Usage: tests/e2e/run.sh path/to/kernelsmith
+set -u
+KS=${1:-build/kernelsmith}
+cd "$(dirname "$0")/../.."
+ex=examples/softmax
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# check NAME EXPECTED_EXIT PATTERN -- command...: runs the command, checks its exit status and
+# that its combined output matches PATTERN (an extended regex).
+check() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" >"$tmp/out" 2>&1
+  local got=$?
+  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
+    echo "FAIL $name: exit $got (want $want), output:"
+    sed 's/^/    /' "$tmp/out" | tail -40
+    failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+check help 0 'eval' -- "$KS" --help
+check eval-help 0 'Exit status' -- "$KS" eval --help
+check cpu-candidate-ok 0 '"status":"ok"' -- \
+  "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --json
+check cpu-report 0 'status +ok' -- "$KS" eval $ex/problem.py $ex/cpu_candidate.py
+check torch-candidate-hacked 1 '"status":"hacked".*torch_compute' -- \
+  "$KS" eval $ex/problem.py $ex/torch_candidate.py --backend cpu --json
+check triton-needs-gpu 2 'TRITON_INTERPRET=1' -- \
+  env -u TRITON_INTERPRET "$KS" eval $ex/problem.py $ex/triton_candidate.py --backend triton
+check triton-interpreter-ok 0 '"status":"ok"' -- \
+  env TRITON_INTERPRET=1 "$KS" eval $ex/problem.py $ex/triton_candidate.py --backend triton \
+  --trials 2 --no-timing --json
+check missing-file 2 'nope.py' -- "$KS" eval $ex/problem.py "$tmp/nope.py"
+printf 'import torch\nclass Model(torch.nn.Module):\n    pass\n' >"$tmp/bad_problem.py"
+check problem-without-get-inputs 2 'bad_problem.py.*`get_inputs`' -- \
+  "$KS" eval "$tmp/bad_problem.py" $ex/cpu_candidate.py
+check candidate-without-modelnew 2 'problem.py.*`ModelNew`' -- \
+  "$KS" eval $ex/problem.py $ex/problem.py
+check bad-flag 2 'backend' -- "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend tpu
+check repeat 0 'evaluation 2/2' -- \
+  "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --repeat 2 --trials 2
+
+if [ "$failures" -ne 0 ]; then
+  echo "e2e: $failures failure(s)"
+  exit 1
+fi
+echo "e2e: all passed"
