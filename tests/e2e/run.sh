@@ -30,8 +30,10 @@ check eval-help 0 'Exit status' -- "$KS" eval --help
 check cpu-candidate-ok 0 '"status":"ok"' -- \
   "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --json
 check cpu-report 0 'status +ok' -- "$KS" eval $ex/problem.py $ex/cpu_candidate.py
-check torch-candidate-hacked 1 '"status":"hacked".*torch_compute' -- \
+check torch-candidate-hacked 1 '"status":"hacked"' -- \
   "$KS" eval $ex/problem.py $ex/torch_candidate.py --backend cpu --json
+check torch-candidate-finding 1 'reject\] torch_compute: .*aten._softmax' -- \
+  "$KS" eval $ex/problem.py $ex/torch_candidate.py --backend cpu
 check triton-needs-gpu 2 'TRITON_INTERPRET=1' -- \
   env -u TRITON_INTERPRET "$KS" eval $ex/problem.py $ex/triton_candidate.py --backend triton
 check triton-interpreter-ok 0 '"status":"ok"' -- \

@@ -1,0 +1,185 @@
+"""The audit stage: hack detection on a candidate that ran.
+
+- dispatch-level audit: every aten op inside ModelNew.forward is recorded by a
+  TorchDispatchMode (ops issued by a custom-kernel launcher are not the candidate's);
+- custom kernels launched (Triton hooks, cpu_ext calls, profiler kernels named like the
+  candidate's `__global__` functions);
+- share of device time in custom kernels (CUDA profiler; cpu_ext time / forward wall time on
+  the cpu backend; null under the Triton interpreter);
+- side streams (profiler stream ids), output that does not change with the inputs, results
+  cached across calls (input overwritten in place, same data_ptr).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Callable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from kernelsmith_worker import opclass
+from kernelsmith_worker.correctness import Tolerance, compare_outputs, TrialSource
+from kernelsmith_worker.findings import finding
+from kernelsmith_worker.inputs import clone_args, tensors_in
+from kernelsmith_worker.launches import LaunchRecorder
+
+_perf_counter_ns = time.perf_counter_ns
+LOW_SHARE = 0.5
+
+
+class OpCounter(TorchDispatchMode):
+    """Counts aten ops by qualified name ('aten.mm'), except inside custom-kernel launches."""
+
+    def __init__(self, recorder: LaunchRecorder) -> None:
+        super().__init__()
+        self.counts: Counter[str] = Counter()
+        self._recorder = recorder
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if not self._recorder.in_kernel():
+            self.counts[str(func.overloadpacket)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+@dataclass
+class AuditInputs:
+    """What the audit needs from the evaluation."""
+
+    backend: str
+    dev: torch.device
+    recorder: LaunchRecorder
+    run_candidate: Callable[..., Any]  # CandidateRunner: (args, mode=None) -> output
+    kernel_names: Callable[[], set[str]]  # the candidate's kernel names (after it ran)
+    source: TrialSource
+    tolerance: Tolerance
+    correct: bool  # correctness passed: value-based checks are meaningful
+    constant_trials: tuple[int, int] | None
+    interpret: bool  # Triton interpreter: device share not measurable
+
+
+def torch_compute_findings(counts: dict[str, int], launches: int) -> list[dict[str, str]]:
+    """The torch_compute / torch_compute_light / torch_copy rules."""
+    by_class: dict[str, dict[str, int]] = {}
+    for op, n in counts.items():
+        by_class.setdefault(opclass.classify(op), {})[op] = n
+    heavy, light = by_class.get("heavy", {}), by_class.get("light", {})
+    out: list[dict[str, str]] = []
+    if (heavy or light) and launches == 0:
+        out.append(finding("torch_compute", "forward computes with torch ops "
+                           f"{opclass.format_ops({**heavy, **light})} instead of custom kernels",
+                           "reject"))
+    elif heavy:
+        out.append(finding("torch_compute", "forward runs torch ops that do the problem's work "
+                           f"{opclass.format_ops(heavy)} alongside its custom kernels", "reject"))
+    if light and launches > 0:
+        out.append(finding("torch_compute_light", "forward also computes with torch ops "
+                           f"{opclass.format_ops(light)}; move them into the kernel", "warn"))
+    if by_class.get("copy"):
+        out.append(finding("torch_copy", "forward copies tensors with torch "
+                           f"{opclass.format_ops(by_class['copy'])}", "info"))
+    return out
+
+
+def _cpu_share(a: AuditInputs, args: list[Any]) -> float | None:
+    """Time inside cpu_ext calls / the forward's wall time."""
+    a.recorder.reset()
+    start = _perf_counter_ns()
+    a.run_candidate(args)
+    wall = getattr(a.run_candidate, "last_forward_ns", 0) or (_perf_counter_ns() - start)
+    if wall <= 0:
+        return None
+    return min(1.0, a.recorder.inside_ns / wall)
+
+
+def _overwrite_in_place(dst: list[Any], src: list[Any]) -> bool:
+    """Copies src's tensor values into dst's tensors (same objects, same data_ptr).
+    False when the two input sets differ in structure or non-tensor values."""
+    dt, st = list(tensors_in(dst)), list(tensors_in(src))
+    if len(dt) != len(st) or any(d.shape != s.shape or d.dtype != s.dtype
+                                 for d, s in zip(dt, st, strict=True)):
+        return False
+    scalars_d = [v for v in dst if not isinstance(v, torch.Tensor)]
+    scalars_s = [v for v in src if not isinstance(v, torch.Tensor)]
+    if len(scalars_d) != len(scalars_s) or any(
+            not isinstance(x, (list, tuple, dict)) and x != y
+            for x, y in zip(scalars_d, scalars_s, strict=True)):
+        return False
+    with torch.no_grad():
+        for d, s in zip(dt, st, strict=True):
+            d.copy_(s)
+    return True
+
+
+def cached_output_finding(a: AuditInputs) -> dict[str, str] | None:
+    """Calls forward on one input object, overwrites its contents with trial 1's values and
+    calls again: the second output must match trial 1's reference."""
+    x = clone_args(a.source.pristine(0).inputs)
+    first = a.run_candidate(x)
+    del first
+    if not _overwrite_in_place(x, a.source.pristine(1).inputs):
+        return None
+    second = a.run_candidate(x)
+    cmp = compare_outputs(second, a.source.reference(1), a.tolerance)
+    if cmp.ok:
+        return None
+    return finding("cached_output", "after its input tensor was overwritten in place with new "
+                   "values (same object, same data_ptr), forward returned a result that does not "
+                   f"match the new values: {cmp.message}", "reject")
+
+
+def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """Returns (audit stage record without timing fields, findings)."""
+    findings: list[dict[str, str]] = []
+    # 1. Dispatch-level audit and launch count.
+    a.recorder.reset()
+    counter = OpCounter(a.recorder)
+    a.run_candidate(clone_args(a.source.pristine(0).inputs), mode=counter)
+    counts = dict(counter.counts)
+    launches = a.recorder.total()
+    names = set(a.recorder.names())
+    share: float | None = None
+    # 2. Device time share (and kernels the hooks cannot see: CUDA C++).
+    if a.dev.type == "cuda":
+        from kernelsmith_worker.gpu_profile import profile_forward
+
+        args = clone_args(a.source.pristine(0).inputs)
+        prof = profile_forward(lambda: a.run_candidate(args), a.kernel_names())
+        launches = max(launches, prof.custom_launches)
+        names |= prof.custom_names
+        share = prof.share()
+        if prof.side_streams:
+            shown = ", ".join(f"stream {s}: {', '.join(sorted(set(k))[:3])}"
+                              for s, k in sorted(prof.side_streams.items()))
+            findings.append(finding("side_stream", "forward launched work on a stream other "
+                                    f"than the current one ({shown})", "reject"))
+    elif a.backend == "cpu" and not a.interpret:
+        share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))
+    # 3. Rules.
+    if launches == 0:
+        findings.append(finding("no_custom_kernel", "forward launched no custom kernel "
+                                f"({a.backend} backend)", "reject"))
+    findings.extend(torch_compute_findings(counts, launches))
+    if share is not None and launches > 0 and share < LOW_SHARE:
+        findings.append(finding("low_custom_share", f"only {share:.0%} of the forward's "
+                                "device time is spent in custom kernels", "warn"))
+    # 4. Value-based checks (meaningful only for a correct candidate).
+    if a.correct and a.constant_trials is not None:
+        i, j = a.constant_trials
+        findings.append(finding("constant_output", f"outputs of trials {i} and {j} are "
+                                "bitwise identical although the reference outputs differ: the "
+                                "output does not depend on the inputs", "reject"))
+    if a.correct:
+        cached = cached_output_finding(a)
+        if cached is not None:
+            findings.append(cached)
+    record: dict[str, Any] = {
+        "torch_ops": dict(sorted(counts.items())),
+        "custom_kernels": sorted(names),
+        "custom_launches": launches,
+        "custom_device_share": None if share is None else round(share, 4),
+    }
+    return record, findings

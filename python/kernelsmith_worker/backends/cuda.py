@@ -1,0 +1,99 @@
+"""The `cuda` backend: CUDA C++ through torch.utils.cpp_extension.load_inline.
+
+Compiles are cached across processes in $TORCH_EXTENSIONS_DIR (default
+$KS_CACHE_DIR/torch_extensions). The worker wraps `load_inline` so that the extension name
+carries a hash of its sources and options: identical sources hit the cache in every worker,
+and two candidates that pick the same name with different sources never share (and race
+on) one build directory. The sources are also kept so that the candidate's `__global__`
+kernels can be recognised in profiler traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+from typing import Any
+
+import torch
+
+from kernelsmith_worker.backends import cache_root
+from kernelsmith_worker.launches import LaunchRecorder, active_recorder
+
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
+_IDENT_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>()]*>)?\s*\($")
+
+
+def global_kernel_names(source: str) -> set[str]:
+    """Names of `__global__` functions declared in CUDA C++ text (also inside Python strings)."""
+    names: set[str] = set()
+    for m in re.finditer(r"__global__", source):
+        head = _LAUNCH_BOUNDS.sub(" ", source[m.end(): m.end() + 400])
+        paren = head.find("(")
+        if paren < 0:
+            continue
+        found = _IDENT_BEFORE_PAREN.search(head[: paren + 1])
+        if found and found.group(1) not in ("void", "static", "inline"):
+            names.add(found.group(1))
+    return names
+
+
+def _sources_text(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _wrap_load_inline(orig: Any) -> Any:
+    @functools.wraps(orig)
+    def load_inline(name: str, cpp_sources: Any, cuda_sources: Any = None, *args: Any,
+                    **kwargs: Any) -> Any:
+        texts = _sources_text(cpp_sources) + _sources_text(cuda_sources)
+        rec = active_recorder()
+        if rec is not None:
+            rec.inline_sources.extend(texts)
+        key = repr((texts, args, sorted((k, repr(v)) for k, v in kwargs.items())))
+        digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+        return orig(f"{name}_{digest}", cpp_sources, cuda_sources, *args, **kwargs)
+
+    load_inline.__ks_hook__ = True  # type: ignore[attr-defined]
+    return load_inline
+
+
+def install_load_inline_hook() -> None:
+    """Wraps torch.utils.cpp_extension.load_inline (once)."""
+    import torch.utils.cpp_extension as ext
+
+    if not getattr(ext.load_inline, "__ks_hook__", False):
+        ext.load_inline = _wrap_load_inline(ext.load_inline)
+
+
+class CudaBackend:
+    name = "cuda"
+
+    def unavailable_reason(self) -> str | None:
+        if not torch.cuda.is_available():
+            return "no CUDA GPU visible"
+        from torch.utils.cpp_extension import CUDA_HOME
+
+        if CUDA_HOME is None:
+            return "CUDA toolkit (nvcc) not found: set CUDA_HOME"
+        return None
+
+    def device(self) -> torch.device:
+        return torch.device("cuda", torch.cuda.current_device())
+
+    def prepare(self) -> None:
+        os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(cache_root() / "torch_extensions"))
+        install_load_inline_hook()
+
+    def kernel_names(self, candidate_source: str, recorder: LaunchRecorder) -> set[str]:
+        names = global_kernel_names(candidate_source)
+        for text in recorder.inline_sources:
+            names |= global_kernel_names(text)
+        return names | set(recorder.names())

@@ -1,0 +1,296 @@
+"""The helper `cpu` backend candidates use to compile and call C++ kernels.
+
+    from kernelsmith_worker import cpu_ext
+
+    lib = cpu_ext.load(
+        name="softmax",
+        source=CPP,                       # C++ source; exported functions are extern "C"
+        functions={"softmax_rows": "void(const float*, float*, int64, int64)"},
+    )
+    lib.softmax_rows(x, y, rows, cols)    # tensors are passed as their data pointers
+
+The source is compiled by the system compiler (`c++`, or $CXX) with
+`-O3 -march=native -fopenmp -shared -fPIC -std=c++17` (retried without -fopenmp when that
+fails) into $KS_CACHE_DIR/cpu_ext/<key>/ (default ~/.cache/kernelsmith), keyed by
+sha256(name, source, flags, compiler version, CPU model): identical sources compile once per
+machine. Libraries are loaded with ctypes; every call is counted and timed for the audit.
+
+Signature grammar: `RET(ARG, ARG, ...)`.
+- RET: void, int32, int64, float, double, bool (aliases: int, long, int32_t, int64_t,
+  size_t, float32, float64).
+- ARG pointer `[const] T*`, T one of float, double, half, bfloat16, int8, uint8, int16,
+  int32, int64, bool, void. The argument must be a contiguous CPU torch.Tensor whose dtype
+  matches T (`void*` accepts any dtype); None passes a null pointer.
+- ARG scalar: int32, int64, float, double, bool (and the aliases above).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+import torch
+
+from kernelsmith_worker.launches import active_recorder
+
+BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
+OPENMP_FLAG = "-fopenmp"
+COMPILE_TIMEOUT_S = 300
+LOG_CHARS = 8000
+
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class CompileError(RuntimeError):
+    """The C++ source did not compile or does not export a declared function.
+    `log` carries the compiler output."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
+
+
+# --- types -----------------------------------------------------------------------------------
+
+_SCALARS: dict[str, Any] = {
+    "int32": ctypes.c_int32, "int": ctypes.c_int32, "int32_t": ctypes.c_int32,
+    "int64": ctypes.c_int64, "long": ctypes.c_int64, "int64_t": ctypes.c_int64,
+    "size_t": ctypes.c_size_t, "float": ctypes.c_float, "float32": ctypes.c_float,
+    "double": ctypes.c_double, "float64": ctypes.c_double, "bool": ctypes.c_bool,
+}
+_POINTEE_DTYPES: dict[str, torch.dtype | None] = {
+    "float": torch.float32, "float32": torch.float32, "double": torch.float64,
+    "float64": torch.float64, "half": torch.float16, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "int8": torch.int8,
+    "int8_t": torch.int8, "uint8": torch.uint8, "uint8_t": torch.uint8,
+    "int16": torch.int16, "int16_t": torch.int16, "int32": torch.int32, "int": torch.int32,
+    "int32_t": torch.int32, "int64": torch.int64, "int64_t": torch.int64, "long": torch.int64,
+    "bool": torch.bool, "void": None,
+}
+
+
+@dataclass(frozen=True)
+class ArgType:
+    text: str  # as written, for messages
+    pointer: bool
+    dtype: torch.dtype | None  # pointers: required dtype (None = any)
+    ctype: Any  # scalars: the ctypes type
+
+
+@dataclass(frozen=True)
+class Signature:
+    ret: Any  # ctypes type or None for void
+    args: tuple[ArgType, ...]
+
+
+def parse_signature(text: str) -> Signature:
+    """Parses 'void(const float*, float*, int64)'. Raises ValueError with the reason."""
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*", text)
+    if not m:
+        raise ValueError(f"signature {text!r} is not of the form 'RET(ARG, ...)'")
+    ret_name, arg_text = m.group(1), m.group(2).strip()
+    if ret_name == "void":
+        ret = None
+    elif ret_name in _SCALARS:
+        ret = _SCALARS[ret_name]
+    else:
+        raise ValueError(f"signature {text!r}: unknown return type {ret_name!r}")
+    args: list[ArgType] = []
+    if arg_text and arg_text != "void":
+        for raw in arg_text.split(","):
+            a = " ".join(raw.replace("*", " * ").split())
+            words = [w for w in a.split() if w not in ("const", "restrict", "__restrict__")]
+            if words and words[-1] == "*":
+                base = words[0] if len(words) == 2 else ""
+                if base not in _POINTEE_DTYPES:
+                    raise ValueError(f"signature {text!r}: unknown pointer type {raw.strip()!r}")
+                args.append(ArgType(raw.strip(), True, _POINTEE_DTYPES[base], ctypes.c_void_p))
+            elif len(words) == 1 and words[0] in _SCALARS:
+                args.append(ArgType(raw.strip(), False, None, _SCALARS[words[0]]))
+            else:
+                raise ValueError(f"signature {text!r}: unknown argument type {raw.strip()!r}")
+    return Signature(ret, tuple(args))
+
+
+def _convert(fn: str, i: int, t: ArgType, value: Any) -> Any:
+    if t.pointer:
+        if value is None:
+            return None
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{fn}: argument {i} ({t.text}) must be a torch.Tensor, "
+                            f"got {type(value).__name__}")
+        if value.device.type != "cpu":
+            raise ValueError(f"{fn}: argument {i} ({t.text}) is on {value.device}; "
+                             "cpu_ext kernels take CPU tensors")
+        if not value.is_contiguous():
+            raise ValueError(f"{fn}: argument {i} ({t.text}) is not contiguous; "
+                             "call .contiguous() first")
+        if t.dtype is not None and value.dtype != t.dtype:
+            raise TypeError(f"{fn}: argument {i} ({t.text}) expects {t.dtype}, got {value.dtype}")
+        return value.data_ptr()
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise TypeError(f"{fn}: argument {i} ({t.text}) is a scalar, got a tensor of "
+                            f"shape {list(value.shape)}")
+        value = value.item()
+    if t.ctype in (ctypes.c_float, ctypes.c_double):
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"{fn}: argument {i} ({t.text}) expects a number, "
+                            f"got {type(value).__name__}")
+        return float(value)
+    if not isinstance(value, (int, bool)):
+        raise TypeError(f"{fn}: argument {i} ({t.text}) expects an int, got {type(value).__name__}")
+    return int(value)
+
+
+def _make_caller(lib_name: str, fn_name: str, cfunc: Any, sig: Signature) -> Callable[..., Any]:
+    cfunc.restype = sig.ret
+    cfunc.argtypes = [a.ctype for a in sig.args]
+    label = f"{lib_name}.{fn_name}"
+
+    def call(*args: Any) -> Any:
+        if len(args) != len(sig.args):
+            raise TypeError(f"{fn_name}: expects {len(sig.args)} arguments, got {len(args)}")
+        converted = [_convert(fn_name, i, t, v)
+                     for i, (t, v) in enumerate(zip(sig.args, args, strict=True))]
+        rec = active_recorder()
+        if rec is None:
+            return cfunc(*converted)
+        with rec.launch(label):
+            return cfunc(*converted)
+
+    call.__name__ = fn_name
+    call.__qualname__ = label
+    return call
+
+
+class Library:
+    """A compiled cpu_ext library; declared functions are attributes."""
+
+    def __init__(self, name: str, path: Path, build_log: str,
+                 functions: dict[str, Callable[..., Any]]) -> None:
+        self.name = name
+        self.path = path
+        self.build_log = build_log
+        self._functions = functions
+        for fn_name, fn in functions.items():
+            setattr(self, fn_name, fn)
+
+    def __repr__(self) -> str:
+        return f"<cpu_ext.Library {self.name} {sorted(self._functions)} at {self.path}>"
+
+
+# --- compiling -------------------------------------------------------------------------------
+
+def cache_root() -> Path:
+    """$KS_CACHE_DIR, default ~/.cache/kernelsmith."""
+    return Path(os.environ.get("KS_CACHE_DIR") or Path.home() / ".cache" / "kernelsmith")
+
+
+def compiler() -> str:
+    return os.environ.get("CXX") or "c++"
+
+
+@functools.lru_cache(maxsize=8)
+def _compiler_version(cxx: str) -> str:
+    try:
+        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+        return out.stdout.splitlines()[0] if out.stdout else f"{cxx} (no version)"
+    except (OSError, subprocess.SubprocessError) as e:
+        raise CompileError(f"C++ compiler {cxx!r} is not usable: {e}; set CXX") from e
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_model() -> str:
+    from kernelsmith_worker.device import cpu_device_info
+
+    return str(cpu_device_info()["name"])
+
+
+def _run_compiler(cmd: list[str]) -> tuple[bool, str]:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False, f"compiler timed out after {COMPILE_TIMEOUT_S} s: {' '.join(cmd)}"
+    except OSError as e:
+        return False, f"cannot run the compiler: {e}"
+    log = f"$ {' '.join(cmd)}\n{out.stdout}{out.stderr}"
+    return out.returncode == 0, log
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= LOG_CHARS else "..." + text[-LOG_CHARS:]
+
+
+def build(name: str, source: str, extra_cflags: list[str] | None = None,
+          openmp: bool = True) -> tuple[Path, str]:
+    """Compiles (or finds in the cache) lib<name>.so. Returns (path, build log)."""
+    cxx = compiler()
+    flags = [*BASE_FLAGS, *(extra_cflags or [])]
+    key_text = "\0".join([name, source, " ".join(flags), str(openmp), _compiler_version(cxx),
+                          _cpu_model()])
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
+    out_dir = cache_root() / "cpu_ext" / key
+    lib_path = out_dir / f"lib{name}.so"
+    log_path = out_dir / "build.log"
+    if lib_path.exists():
+        return lib_path, log_path.read_text(errors="replace") if log_path.exists() else ""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    src_path = out_dir / f"{name}.cpp"
+    src_path.write_text(source)
+    fd, tmp = tempfile.mkstemp(prefix=f"lib{name}.", suffix=".so.tmp", dir=out_dir)
+    os.close(fd)
+    try:
+        attempts = [[*flags, OPENMP_FLAG], flags] if openmp else [flags]
+        logs: list[str] = []
+        for attempt in attempts:
+            ok, log = _run_compiler([cxx, *attempt, str(src_path), "-o", tmp])
+            logs.append(log)
+            if ok:
+                log_path.write_text(log)
+                os.replace(tmp, lib_path)
+                return lib_path, log
+            if "omp" not in log.lower():  # not an OpenMP problem: retrying cannot help
+                break
+        raise CompileError(f"cpu_ext: {name}.cpp does not compile", _tail(logs[0]))
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load(name: str, source: str, functions: dict[str, str],
+         extra_cflags: list[str] | None = None, openmp: bool = True) -> Library:
+    """Compiles `source` (cached) and returns a Library exposing `functions`
+    ({exported C name: signature}). Raises CompileError (compiler log in `.log`) or
+    ValueError (bad name/signature)."""
+    if not _NAME_RE.match(name):
+        raise ValueError(f"cpu_ext.load: name {name!r} must be a C identifier")
+    if not functions:
+        raise ValueError("cpu_ext.load: declare at least one function in `functions`")
+    sigs = {fn: parse_signature(sig) for fn, sig in functions.items()}
+    path, log = build(name, source, extra_cflags, openmp)
+    try:
+        handle = ctypes.CDLL(str(path))
+    except OSError as e:
+        raise CompileError(f"cpu_ext: cannot load {path}: {e}", log) from e
+    callers: dict[str, Callable[..., Any]] = {}
+    for fn_name, sig in sigs.items():
+        try:
+            cfunc = getattr(handle, fn_name)
+        except AttributeError as e:
+            raise CompileError(
+                f"cpu_ext: {name}.cpp does not export {fn_name!r}; declare it "
+                f'extern "C" (C++ names are mangled otherwise)', log) from e
+        callers[fn_name] = _make_caller(name, fn_name, cfunc, sig)
+    return Library(name, path, log, callers)

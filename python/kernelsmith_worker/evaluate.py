@@ -1,0 +1,324 @@
+"""One evaluation: load → correctness → audit → timing, turned into an EvalResult dict.
+
+Every stage is announced through `Events.stage`, recorded in `stages`, and can stop the
+candidate with a precise status. Status precedence (highest first): infra_error,
+compile_error, runtime_error, incorrect, hacked, ok.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from collections.abc import Callable
+
+import torch
+
+from kernelsmith_worker import errors
+from kernelsmith_worker.audit import AuditInputs, run_audit
+from kernelsmith_worker.backends import Backend
+from kernelsmith_worker.correctness import TOLERANCES, CorrectnessOutcome, run_trials
+from kernelsmith_worker.device import result_device
+from kernelsmith_worker.findings import Hacked, rejects, summarize
+from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
+from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
+from kernelsmith_worker.launches import LaunchRecorder
+from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Problem
+from kernelsmith_worker.protocol import EngineGone
+from kernelsmith_worker.request import EvalRequest
+from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
+from kernelsmith_worker.trials import ProblemError, Trials
+
+_perf_counter = time.perf_counter
+_manual_seed = torch.manual_seed
+_no_grad = torch.no_grad
+
+STATUS_ORDER: tuple[str, ...] = ("infra_error", "compile_error", "runtime_error", "incorrect",
+                                 "hacked", "ok")
+TimePair = Callable[..., dict[str, Any]]
+
+
+class Events(Protocol):
+    """How the evaluation talks to the engine while it works (protocol or test fake)."""
+
+    def stage(self, name: str) -> None: ...
+
+    def acquire_lease(self) -> None: ...
+
+    def release_lease(self) -> None: ...
+
+
+@dataclass
+class WorkerContext:
+    """What lives as long as the worker: hooks, integrity snapshot, caches."""
+
+    backends: dict[str, Backend]
+    recorder: LaunchRecorder
+    guard: IntegrityGuard
+    cache: InputCache
+    loader: ModuleLoader
+    gpu_info: dict[str, Any] | None = None
+    time_pair: TimePair | None = None
+    timing_unavailable: str = "timing module not loaded"
+
+
+class _Stop(Exception):
+    """Ends the evaluation early; the outcome is already recorded."""
+
+
+@dataclass
+class _Evaluation:
+    req: EvalRequest
+    ctx: WorkerContext
+    events: Events
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    findings: list[dict[str, str]] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (status, message)
+    poisoned: bool = False
+    timing: dict[str, Any] | None = None
+    dev: torch.device = torch.device("cpu")
+
+    # --- bookkeeping -------------------------------------------------------------------------
+    def fail(self, status: str, message: str, poisoned: bool = False) -> None:
+        self.failures.append((status, message))
+        self.poisoned = self.poisoned or poisoned
+
+    def begin(self, name: str) -> dict[str, Any]:
+        self.events.stage(name)
+        rec: dict[str, Any] = {"ok": True, "_start": _perf_counter()}
+        self.stages[name] = rec
+        return rec
+
+    @staticmethod
+    def end(rec: dict[str, Any], ok: bool | None = None) -> None:
+        if ok is not None:
+            rec["ok"] = ok
+        rec["duration_s"] = round(_perf_counter() - rec.pop("_start", _perf_counter()), 6)
+
+    def failed(self) -> bool:
+        return bool(self.failures)
+
+    # --- stages ------------------------------------------------------------------------------
+    def load(self) -> tuple[Problem, Candidate, torch.nn.Module, CandidateRunner, Trials]:
+        req, ctx = self.req, self.ctx
+        rec = self.begin("load")
+        backend = ctx.backends.get(req.backend)
+        reason = "unknown backend" if backend is None else backend.unavailable_reason()
+        if backend is None or reason is not None:
+            rec["error"] = f"backend {req.backend!r} is not available on this worker: {reason}"
+            self.end(rec, False)
+            self.fail("infra_error", rec["error"])
+            raise _Stop
+        self.dev = backend.device()
+        try:
+            problem = ctx.loader.load_problem(req.problem_path, req.problem_source)
+            thread_baseline = thread_idents()
+            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev)
+            candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
+        except LoadError as e:
+            rec["error"] = e.message
+            if e.log_tail:
+                rec["log_tail"] = e.log_tail
+            self.end(rec, False)
+            self.fail(e.status, e.message, e.poisoned)
+            raise _Stop from e
+        try:
+            checks("after importing the candidate")
+            ref_model, new_model = self._build_models(problem, candidate, rec)
+            checks("after constructing ModelNew")
+        except Hacked:
+            rec["error"] = "stopped by a reject finding (see findings)"
+            self.end(rec, False)
+            raise
+        self.end(rec, True)
+        budget = default_budget(self.dev)
+        trials = Trials(problem, ref_model, req.seed, self.dev, ctx.cache, budget)
+        return problem, candidate, ref_model, CandidateRunner(new_model, self.dev, checks), trials
+
+    def _build_models(self, problem: Problem, candidate: Candidate,
+                      rec: dict[str, Any]) -> tuple[torch.nn.Module, torch.nn.Module]:
+        dev, seed = self.dev, self.req.seed
+        try:
+            init = to_device(list(problem.get_init_inputs()), dev)
+            _manual_seed(seed)
+            with torch.device(dev):
+                ref_model = problem.Model(*init)
+            ref_model = ref_model.to(dev)
+        except BaseException as e:  # noqa: BLE001 - problem code may raise anything
+            rec["error"] = f"problem {problem.path}: constructing Model raised {errors.describe(e)}"
+            rec["log_tail"] = errors.traceback_tail(e)
+            self.end(rec, False)
+            self.fail("infra_error", rec["error"], errors.is_cuda_poison(e))
+            raise _Stop from e
+        try:
+            _manual_seed(seed)
+            with torch.device(dev):
+                new_model = candidate.ModelNew(*init)
+            new_model = new_model.to(dev)
+        except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
+            status = "compile_error" if errors.is_compile_failure(e) else "runtime_error"
+            what = "kernel does not compile" if status == "compile_error" \
+                else "constructing ModelNew raised"
+            rec["error"] = errors.traceback_tail(e)
+            if status == "compile_error":
+                rec["log_tail"] = errors.log_tail(e)
+            self.end(rec, False)
+            self.fail(status, f"{what} {errors.describe(e)}", errors.is_cuda_poison(e))
+            raise _Stop from e
+        return ref_model, new_model
+
+    def correctness(self, runner: CandidateRunner, trials: Trials) -> CorrectnessOutcome:
+        rec = self.begin("correctness")
+        tol = TOLERANCES[self.req.tolerance]
+        try:
+            outcome = run_trials(self.req.trials, tol, trials, runner, self.dev)
+        except Hacked:
+            rec["error"] = "stopped by a reject finding (see findings)"
+            self.end(rec, False)
+            raise
+        rec.clear()
+        rec.update(outcome.record)
+        if outcome.status is not None:
+            self.fail(outcome.status, outcome.message, outcome.poisoned)
+        return outcome
+
+    def audit(self, backend: Backend, candidate: Candidate, runner: CandidateRunner,
+              trials: Trials, outcome: CorrectnessOutcome) -> None:
+        rec = self.begin("audit")
+        inputs = AuditInputs(
+            backend=self.req.backend, dev=self.dev, recorder=self.ctx.recorder,
+            run_candidate=runner,
+            kernel_names=lambda: backend.kernel_names(candidate.source, self.ctx.recorder),
+            source=trials, tolerance=TOLERANCES[self.req.tolerance],
+            correct=outcome.status is None, constant_trials=outcome.constant_trials,
+            interpret=self.dev.type == "cpu" and self.req.backend == "triton")
+        try:
+            record, found = run_audit(inputs)
+        except (Hacked, ProblemError):
+            self.end(rec, False)
+            raise
+        except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
+            rec["error"] = errors.traceback_tail(e)
+            self.end(rec, False)
+            self.fail("runtime_error", f"during the audit, ModelNew.forward raised "
+                      f"{errors.describe(e)}", errors.is_cuda_poison(e))
+            return
+        rec.update(record)
+        self.findings.extend(found)
+        self.end(rec, not rejects(found))
+
+    def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials) -> None:
+        if self.ctx.time_pair is None:
+            self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
+            return
+        ref_args = clone_args(trials.pristine(0).inputs)
+        cand_args = clone_args(trials.pristine(0).inputs)
+        model = runner.model
+
+        def ref_fn() -> Any:
+            with _no_grad():
+                return ref_model(*ref_args)
+
+        def cand_fn() -> Any:
+            with _no_grad():
+                return model(*cand_args)
+
+        self.events.acquire_lease()
+        try:
+            rec = self.begin("timing")
+            try:
+                out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed)
+            except BaseException as e:  # noqa: BLE001 - timing runs candidate code
+                if isinstance(e, EngineGone):
+                    raise
+                rec["error"] = errors.traceback_tail(e)
+                self.end(rec, False)
+                self.fail("runtime_error", f"timing failed: {errors.describe(e)}",
+                          errors.is_cuda_poison(e))
+                return
+        finally:
+            self.events.release_lease()
+        runner.checks("during timing")
+        start = rec.pop("_start", None)
+        rec.clear()
+        rec.update({k: v for k, v in dict(out).items() if k != "findings"})
+        rec.setdefault("ok", True)
+        if "duration_s" not in rec and start is not None:
+            rec["duration_s"] = round(_perf_counter() - start, 6)
+        self.findings.extend(list(out.get("findings") or []))
+        if not rec.get("ok", True):
+            why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
+            poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))
+            self.fail("runtime_error", f"timing failed: {why}"[:errors.MESSAGE_CHARS], poisoned)
+            return
+        self.timing = rec
+
+    def run(self) -> None:
+        problem, candidate, ref_model, runner, trials = self.load()
+        outcome = self.correctness(runner, trials)
+        if outcome.status in ("compile_error", "runtime_error"):
+            return
+        self.audit(self.ctx.backends[self.req.backend], candidate, runner, trials, outcome)
+        if self.failed() or rejects(self.findings) or not self.req.timing:
+            return
+        self.time(ref_model, runner, trials)
+
+    # --- result ------------------------------------------------------------------------------
+    def result(self) -> dict[str, Any]:
+        for rec in self.stages.values():
+            if "_start" in rec:
+                self.end(rec, False)
+        status, message = "ok", ""
+        candidates = list(self.failures)
+        if rejects(self.findings):
+            candidates.append(("hacked", summarize(self.findings)))
+        for s in STATUS_ORDER:
+            hit = [m for st, m in candidates if st == s]
+            if hit:
+                status, message = s, hit[0]
+                break
+        t = self.timing or {}
+        ok = status == "ok"
+        return {
+            "status": status,
+            "message": message,
+            "backend": self.req.backend,
+            "speedup": t.get("speedup") if ok else None,
+            "speedup_ci95": t.get("speedup_ci95") if ok else None,
+            "ref_us": t.get("ref_us") if ok else None,
+            "cand_us": t.get("cand_us") if ok else None,
+            "cv": t.get("cand_cv") if ok else None,
+            "findings": self.findings,
+            "stages": self.stages,
+            "device": result_device(self.dev, self.ctx.gpu_info),
+        }
+
+
+def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict[str, Any], bool]:
+    """Runs one evaluation. Returns (EvalResult fields, worker_poisoned). Never raises except
+    EngineGone (the engine went away while we waited for the lease)."""
+    ev = _Evaluation(req, ctx, events)
+    ctx.guard.restore()
+    ctx.recorder.reset(keep_sources=False)
+    try:
+        ev.run()
+    except _Stop:
+        pass
+    except Hacked as h:
+        ev.findings.extend(h.findings)
+        ev.poisoned = True  # the process may still be compromised: have it replaced
+    except ProblemError as e:
+        ev.fail("infra_error", e.message, e.poisoned)
+        for rec in ev.stages.values():
+            if "_start" in rec:
+                rec["error"] = e.tail
+    except EngineGone:
+        raise
+    except BaseException as e:  # noqa: BLE001 - one result per request, whatever happened
+        print(errors.traceback_tail(e, 20000), file=sys.stderr, flush=True)
+        ev.fail("infra_error", f"worker error: {errors.describe(e)}", errors.is_cuda_poison(e))
+    finally:
+        ctx.loader.cleanup()
+        ctx.guard.restore()
+    return ev.result(), ev.poisoned

@@ -1,0 +1,287 @@
+"""Evaluator integrity: the functions and settings the evaluation relies on must not change.
+
+`IntegrityGuard` captures, at worker start and before any candidate is imported:
+- the identity of timing/comparison/synchronisation functions of time, torch, torch.cuda,
+  threading, builtins and Triton (the worker's launch hooks included),
+- every public callable of torch, torch.nn.functional, torch.Tensor (operators included),
+  torch.linalg/special/fft and the `forward` of torch.nn's module classes: the reference
+  computes with them, so a replaced one could slow the reference down,
+- the identity (and code object) of every function and class in the worker's own modules
+  (timing.py included) and the methods of those classes,
+- global torch settings that change how fast or how exactly the *reference* runs
+  (cuDNN/TF32/matmul precision/thread count/...).
+`changes()` lists what differs now; `restore()` puts the originals back so the worker can
+serve the next request (the loop still reports itself poisoned and gets replaced).
+Thread-safety: none needed (the worker is serial).
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+import sys
+import threading
+import time
+import types
+from typing import Any
+from collections.abc import Callable
+
+import torch
+
+_MISSING = object()
+
+# (dotted owner, attribute) pairs resolved at capture time; missing ones are skipped.
+_WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
+    (owner, attr)
+    for owner, attrs in (
+        ("time", "perf_counter perf_counter_ns time time_ns monotonic monotonic_ns sleep"),
+        ("threading", "enumerate active_count Thread current_thread"),
+        ("builtins", "type isinstance issubclass id len getattr setattr hasattr"),
+        ("torch", "allclose isclose equal manual_seed no_grad inference_mode Tensor cuda "
+                  "testing nn abs max min sum isnan isfinite where empty empty_like zeros "
+                  "rand randn randint device get_num_threads set_num_threads "
+                  "use_deterministic_algorithms set_float32_matmul_precision"),
+        ("torch.testing", "assert_close"),
+        ("torch.Tensor", "__eq__ __ne__ __sub__ __rsub__ __abs__ __getitem__ __setitem__ "
+                         "__class__ sub abs max min float double to clone contiguous "
+                         "copy_ equal isnan isfinite any all item data_ptr view reshape "
+                         "flatten numel element_size untyped_storage fill_ cpu cuda"),
+        ("torch.nn.Module", "__call__ _call_impl forward __getattr__"),
+        ("torch.cuda", "synchronize Event CUDAGraph graph current_stream default_stream "
+                       "Stream stream set_stream is_available device_count "
+                       "make_graphed_callables _sleep empty_cache memory_allocated"),
+        ("torch.cuda.Event", "record elapsed_time synchronize query wait"),
+        ("torch.cuda.CUDAGraph", "replay capture_begin capture_end reset"),
+        ("torch.cuda.graph", "__enter__ __exit__"),
+        ("torch.profiler", "profile"),
+        ("torch.profiler.profile", "__enter__ __exit__ events"),
+        ("torch.utils._python_dispatch", "TorchDispatchMode _disable_current_modes"),
+        ("torch.utils._python_dispatch.TorchDispatchMode", "__enter__ __exit__"),
+        ("torch.utils.cpp_extension", "load_inline load"),
+        ("triton.runtime.jit.JITFunction", "run __getitem__"),
+        ("triton.runtime.interpreter.InterpretedFunction", "run __getitem__"),
+        ("triton.runtime.autotuner.Autotuner", "run"),
+        ("triton.testing", "do_bench do_bench_cudagraph"),
+    )
+    for attr in attrs.split()
+)
+
+
+# Namespaces whose every public callable is watched: the reference model computes with
+# them, so replacing one (say, torch.softmax with a slower version) would bias the speedup.
+_BROAD_OWNERS: tuple[str, ...] = ("torch", "torch.nn.functional", "torch.Tensor", "torch.linalg",
+                                  "torch.special", "torch.fft")
+_SKIP_DUNDERS = frozenset({"__doc__", "__module__", "__dict__", "__weakref__", "__annotations__",
+                           "__slots__", "__init_subclass__", "__subclasshook__",
+                           "__class_getitem__"})
+
+
+def _broad_entries() -> list[tuple[str, Any, str]]:
+    """(label, owner, attr) for the public callables of _BROAD_OWNERS (and Tensor's operators)
+    and the `forward` of every torch.nn module class."""
+    out: list[tuple[str, Any, str]] = []
+    for dotted in _BROAD_OWNERS:
+        owner = _resolve(dotted)
+        if owner is _MISSING:
+            continue
+        names = dir(owner) if isinstance(owner, type) else list(vars(owner))
+        for name in names:
+            dunder = name.startswith("__") and name.endswith("__")
+            if (name.startswith("_") and not (dunder and isinstance(owner, type))) \
+                    or name in _SKIP_DUNDERS:
+                continue
+            try:
+                val = inspect.getattr_static(owner, name)
+            except AttributeError:
+                continue
+            if callable(val) or isinstance(val, (staticmethod, classmethod, property)):
+                if not isinstance(val, types.ModuleType):
+                    out.append((f"{dotted}.{name}", owner, name))
+    for cls_name, cls in vars(torch.nn).items():
+        if isinstance(cls, type) and issubclass(cls, torch.nn.Module) and "forward" in vars(cls):
+            out.append((f"torch.nn.{cls_name}.forward", cls, "forward"))
+    return out
+
+
+def _resolve(dotted: str) -> Any:
+    """'torch.cuda.Event' → the object (importing the leading module); _MISSING if absent."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        modname = ".".join(parts[:i])
+        mod = sys.modules.get(modname)
+        if mod is None:
+            try:
+                mod = importlib.import_module(modname)
+            except Exception:
+                continue
+        obj: Any = mod
+        for p in parts[i:]:
+            obj = getattr(obj, p, _MISSING)
+            if obj is _MISSING:
+                return _MISSING
+        return obj
+    return _MISSING
+
+
+def _settings() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
+    """Global torch settings: name → (getter, setter)."""
+    cudnn = torch.backends.cudnn
+    cmm = torch.backends.cuda.matmul
+
+    def attr(obj: Any, name: str) -> tuple[Callable[[], Any], Callable[[Any], None]]:
+        return (lambda: getattr(obj, name), lambda v: setattr(obj, name, v))
+
+    out: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
+        "torch.backends.cudnn.enabled": attr(cudnn, "enabled"),
+        "torch.backends.cudnn.benchmark": attr(cudnn, "benchmark"),
+        "torch.backends.cudnn.deterministic": attr(cudnn, "deterministic"),
+        "torch.backends.cudnn.allow_tf32": attr(cudnn, "allow_tf32"),
+        "torch.backends.cuda.matmul.allow_tf32": attr(cmm, "allow_tf32"),
+        "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction":
+            attr(cmm, "allow_fp16_reduced_precision_reduction"),
+        "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction":
+            attr(cmm, "allow_bf16_reduced_precision_reduction"),
+        "torch.backends.mkldnn.enabled": attr(torch.backends.mkldnn, "enabled"),
+        "torch.get_float32_matmul_precision()":
+            (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        "torch.are_deterministic_algorithms_enabled()":
+            (torch.are_deterministic_algorithms_enabled, torch.use_deterministic_algorithms),
+        "torch.get_num_threads()": (torch.get_num_threads, torch.set_num_threads),
+        "torch.get_default_dtype()": (torch.get_default_dtype, torch.set_default_dtype),
+    }
+    sdp = torch.backends.cuda
+    for getter, setter in (
+        ("flash_sdp_enabled", "enable_flash_sdp"),
+        ("mem_efficient_sdp_enabled", "enable_mem_efficient_sdp"),
+        ("math_sdp_enabled", "enable_math_sdp"),
+        ("cudnn_sdp_enabled", "enable_cudnn_sdp"),
+    ):
+        if hasattr(sdp, getter) and hasattr(sdp, setter):
+            out[f"torch.backends.cuda.{getter}()"] = (getattr(sdp, getter), getattr(sdp, setter))
+    return out
+
+
+def _own_entries(prefix: str) -> list[tuple[str, Any, str]]:
+    """(label, owner, attr) for every function/class in the worker's modules and their methods."""
+    entries: list[tuple[str, Any, str]] = []
+    for modname, mod in sorted(sys.modules.items()):
+        if mod is None or not (modname == prefix or modname.startswith(prefix + ".")):
+            continue
+        for attr, val in sorted(vars(mod).items()):
+            if not callable(val) or isinstance(val, types.ModuleType):
+                continue
+            entries.append((f"{modname}.{attr}", mod, attr))
+            if isinstance(val, type) and str(getattr(val, "__module__", "")).startswith(prefix):
+                for mattr, mval in sorted(vars(val).items()):
+                    if isinstance(mval, (types.FunctionType, staticmethod, classmethod, property)):
+                        entries.append((f"{modname}.{attr}.{mattr}", val, mattr))
+    return entries
+
+
+def _code_of(obj: Any) -> Any:
+    fn = getattr(obj, "__func__", obj)
+    return getattr(fn, "__code__", None)
+
+
+class IntegrityGuard:
+    """Snapshot of what the evaluator relies on. Create it after the launch hooks are
+    installed and the worker's modules (and timing.py) are imported."""
+
+    def __init__(self, own_prefix: str = "kernelsmith_worker") -> None:
+        # (label, owner, attr, original value, original code object, defined on owner itself)
+        self._entries: list[tuple[str, Any, str, Any, Any, bool]] = []
+        for dotted, attr in _WATCHED_ATTRS:
+            owner = _resolve(dotted)
+            if owner is not _MISSING:
+                self._add(f"{dotted}.{attr}", owner, attr)
+        for label, owner, attr in _broad_entries() + _own_entries(own_prefix):
+            self._add(label, owner, attr)
+        self._settings = _settings()
+        self._setting_values = {name: self._read(get) for name, (get, _) in self._settings.items()}
+
+    def _add(self, label: str, owner: Any, attr: str) -> None:
+        val = self._current(owner, attr)
+        if val is _MISSING:
+            return
+        own = attr in getattr(owner, "__dict__", {})
+        self._entries.append((label, owner, attr, val, _code_of(val), own))
+
+    @staticmethod
+    def _read(getter: Callable[[], Any]) -> Any:
+        try:
+            return getter()
+        except Exception:
+            return _MISSING
+
+    @staticmethod
+    def _current(owner: Any, attr: str) -> Any:
+        """The raw attribute (no descriptor invoked), looked up along the MRO for classes."""
+        if isinstance(owner, types.ModuleType):
+            return vars(owner).get(attr, _MISSING)
+        if isinstance(owner, type):
+            for klass in type.__getattribute__(owner, "__mro__"):
+                d = type.__getattribute__(klass, "__dict__")
+                if attr in d:
+                    return d[attr]
+            return _MISSING
+        try:
+            return inspect.getattr_static(owner, attr)
+        except AttributeError:
+            return _MISSING
+
+    def watched(self) -> list[str]:
+        """Labels of every watched function/class and setting (for tests and docs)."""
+        return [e[0] for e in self._entries] + list(self._settings)
+
+    def changes(self) -> list[str]:
+        """What differs from the snapshot, one phrase each (empty when intact)."""
+        out: list[str] = []
+        for label, owner, attr, val, code, _ in self._entries:
+            cur = self._current(owner, attr)
+            if cur is not val:
+                out.append(f"{label} was replaced")
+            elif code is not None and _code_of(cur) is not code:
+                out.append(f"{label}.__code__ was replaced")
+        for name, (get, _) in self._settings.items():
+            now = self._read(get)
+            if now != self._setting_values[name]:
+                out.append(f"{name} changed from {self._setting_values[name]!r} to {now!r}")
+        return out
+
+    def restore(self) -> None:
+        """Puts every original back (best effort; errors ignored)."""
+        for _, owner, attr, val, code, own in self._entries:
+            try:
+                if self._current(owner, attr) is not val:
+                    if own:
+                        setattr(owner, attr, val)
+                    else:  # the candidate shadowed an inherited attribute
+                        delattr(owner, attr)
+                fn = getattr(val, "__func__", val)
+                if code is not None and getattr(fn, "__code__", None) is not code:
+                    fn.__code__ = code
+            except Exception:
+                pass
+        for name, (get, set_) in self._settings.items():
+            want = self._setting_values[name]
+            try:
+                if want is not _MISSING and self._read(get) != want:
+                    set_(want)
+            except Exception:
+                pass
+
+
+# Threads: a candidate's thread still alive after forward returned.
+def thread_idents() -> set[int]:
+    """Idents of the Python threads alive now."""
+    return {t.ident for t in threading.enumerate() if t.ident is not None}
+
+
+def new_threads(baseline: set[int]) -> list[str]:
+    """Names of threads alive now that were not alive at `baseline`."""
+    return sorted(t.name for t in threading.enumerate()
+                  if t.ident is not None and t.ident not in baseline and t.is_alive())
+
+
+_ = (builtins, time)  # modules named in _WATCHED_ATTRS, imported so they are resolvable

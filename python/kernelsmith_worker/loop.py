@@ -1,0 +1,147 @@
+"""The worker loop: hello, then one result per eval request until shutdown or EOF.
+
+This is the only long-lived state of the worker: the protocol channel and the
+WorkerContext (launch hooks, integrity snapshot, input cache, module loader).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors
+from kernelsmith_worker.backends import available, registry
+from kernelsmith_worker.device import cpu_device_info, device_info, hello_message
+from kernelsmith_worker.evaluate import WorkerContext, evaluate
+from kernelsmith_worker.inputs import InputCache
+from kernelsmith_worker.integrity import IntegrityGuard
+from kernelsmith_worker.launches import LaunchRecorder, install
+from kernelsmith_worker.loader import ModuleLoader
+from kernelsmith_worker.protocol import Channel, EngineGone, ProtocolError
+from kernelsmith_worker.request import EvalRequest
+
+
+class ProtocolEvents:
+    """Stage announcements and the GPU lease over the protocol, for one request."""
+
+    def __init__(self, channel: Channel, request_id: str) -> None:
+        self._channel = channel
+        self._id = request_id
+        self._held = False
+
+    def stage(self, name: str) -> None:
+        self._channel.send({"type": "stage", "id": self._id, "stage": name})
+
+    def acquire_lease(self) -> None:
+        self._channel.send({"type": "lease", "id": self._id, "op": "acquire"})
+        while True:
+            msg = self._channel.receive()
+            if msg is None or msg.get("type") == "shutdown":
+                raise EngineGone("the engine went away while the worker waited for the GPU lease")
+            if msg.get("type") == "lease_granted":
+                self._held = True
+                return
+            print(f"kernelsmith_worker: ignoring {msg.get('type')!r} while waiting for the lease",
+                  file=sys.stderr, flush=True)
+
+    def release_lease(self) -> None:
+        if self._held:
+            self._held = False
+            self._channel.send({"type": "lease", "id": self._id, "op": "release"})
+
+
+def load_time_pair() -> tuple[Any, str]:
+    """timing.time_pair, or (None, why it cannot be loaded)."""
+    try:
+        timing = importlib.import_module("kernelsmith_worker.timing")
+    except Exception as e:
+        return None, f"kernelsmith_worker.timing does not import: {errors.describe(e)}"
+    fn = getattr(timing, "time_pair", None)
+    if not callable(fn):
+        return None, "kernelsmith_worker.timing has no time_pair()"
+    return fn, ""
+
+
+def build_context(scratch: Path) -> WorkerContext:
+    """Sets up everything that must exist before a candidate is imported: backend caches and
+    hooks, launch hooks, the integrity snapshot (last, so it sees the hooks)."""
+    backends = registry()
+    for b in backends.values():
+        b.prepare()
+    recorder = LaunchRecorder()
+    install(recorder)
+    time_pair, why = load_time_pair()
+    import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
+    import kernelsmith_worker.gpu_profile  # noqa: F401
+    import torch._dynamo  # noqa: F401 - wraps torch.manual_seed on import: before the snapshot
+    gpu = device_info() if torch.cuda.is_available() else None
+    if gpu is not None:
+        torch.cuda.init()
+    guard = IntegrityGuard()
+    return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
+                         loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
+                         timing_unavailable=why)
+
+
+def handle_eval(channel: Channel, ctx: WorkerContext, msg: dict[str, Any]) -> None:
+    """Sends exactly one result for msg (an eval request)."""
+    request_id = str(msg.get("id", ""))
+    events = ProtocolEvents(channel, request_id)
+    poisoned = False
+    try:
+        req = EvalRequest.from_message(msg)
+    except ValueError as e:
+        result: dict[str, Any] = {"status": "infra_error", "message": f"bad eval request: {e}",
+                                  "backend": str(msg.get("backend", "")), "findings": [],
+                                  "stages": {}, "speedup": None, "speedup_ci95": None,
+                                  "ref_us": None, "cand_us": None, "cv": None,
+                                  "device": ctx.gpu_info or {"kind": "cpu"}}
+    else:
+        try:
+            result, poisoned = evaluate(req, ctx, events)
+        finally:
+            events.release_lease()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    channel.send({"type": "result", "id": request_id, "result": result,
+                  "worker_poisoned": poisoned})
+
+
+def serve(channel: Channel, ctx: WorkerContext) -> int:
+    """Answers requests until shutdown (0) or EOF (0)."""
+    while True:
+        msg = channel.receive()
+        if msg is None:
+            return 0
+        kind = msg.get("type")
+        if kind == "shutdown":
+            return 0
+        if kind == "eval":
+            try:
+                handle_eval(channel, ctx, msg)
+            except EngineGone:
+                return 0
+            continue
+        print(f"kernelsmith_worker: ignoring unknown message type {kind!r}", file=sys.stderr,
+              flush=True)
+
+
+def main() -> int:
+    try:
+        channel = Channel.from_env()
+    except ProtocolError as e:
+        print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
+        return 2
+    ctx = build_context(Path(os.getcwd()))
+    names = available(ctx.backends)
+    device = ctx.gpu_info or cpu_device_info()
+    try:
+        channel.send(hello_message(__version__, PROTOCOL_VERSION, names, device))
+        return serve(channel, ctx)
+    except ProtocolError as e:
+        print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
+        return 3

@@ -1,0 +1,79 @@
+"""Calling the candidate: forward under no_grad, device sync, then the integrity checks that
+must follow every call of candidate code."""
+
+from __future__ import annotations
+
+import time
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+import torch
+
+from kernelsmith_worker.findings import Hacked, finding
+from kernelsmith_worker.integrity import IntegrityGuard, new_threads
+
+_synchronize = torch.cuda.synchronize
+_perf_counter_ns = time.perf_counter_ns
+_no_grad = torch.no_grad
+
+
+def _current_stream_id(dev: torch.device) -> int | None:
+    if dev.type != "cuda":
+        return None
+    return int(torch.cuda.current_stream(dev).cuda_stream)
+
+
+class CandidateChecks:
+    """Checks after candidate code ran: evaluator intact, no candidate thread alive, torch's
+    current CUDA stream unchanged. Each failure raises Hacked (after undoing what it can)."""
+
+    def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
+                 dev: torch.device) -> None:
+        self._guard = guard
+        self._threads = thread_baseline
+        self._dev = dev
+        self._stream = _current_stream_id(dev)
+        self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
+
+    def __call__(self, when: str) -> None:
+        changed = self._guard.changes()
+        if changed:
+            self._guard.restore()
+            shown = "; ".join(changed[:6])
+            if len(changed) > 6:
+                shown += f"; and {len(changed) - 6} more"
+            raise Hacked([finding("evaluator_tampering",
+                                  f"{when}, the candidate changed what the evaluator relies on: "
+                                  f"{shown}", "reject")])
+        threads = new_threads(self._threads)
+        if threads:
+            raise Hacked([finding("background_thread",
+                                  f"{when}, thread(s) started by the candidate are still "
+                                  f"running: {', '.join(threads[:5])}", "reject")])
+        if self._stream_obj is not None and _current_stream_id(self._dev) != self._stream:
+            torch.cuda.set_stream(self._stream_obj)
+            raise Hacked([finding("side_stream",
+                                  f"{when}, torch's current CUDA stream was switched to another "
+                                  "stream", "reject")])
+
+
+class CandidateRunner:
+    """`runner(args)` runs ModelNew.forward(*args) under no_grad, syncs, and checks."""
+
+    def __init__(self, model: torch.nn.Module, dev: torch.device, checks: CandidateChecks) -> None:
+        self.model = model
+        self.dev = dev
+        self.checks = checks
+        self.last_forward_ns = 0  # host time of the last forward (+ device sync), checks excluded
+
+    def __call__(self, args: list[Any], mode: AbstractContextManager[Any] | None = None) -> Any:
+        try:
+            start = _perf_counter_ns()
+            with _no_grad(), (mode if mode is not None else nullcontext()):
+                out = self.model(*args)
+            if self.dev.type == "cuda":
+                _synchronize(self.dev)
+            self.last_forward_ns = _perf_counter_ns() - start
+        finally:
+            self.checks("after ModelNew.forward")
+        return out

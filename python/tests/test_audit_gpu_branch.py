@@ -1,0 +1,95 @@
+"""The audit's CUDA branch, driven by a fake profile (no GPU needed)."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any
+
+import torch
+
+from kernelsmith_worker import gpu_profile
+from kernelsmith_worker.audit import AuditInputs, run_audit
+from kernelsmith_worker.correctness import TOLERANCES
+from kernelsmith_worker.gpu_profile import KernelProfile
+from kernelsmith_worker.inputs import TrialData
+from kernelsmith_worker.launches import LaunchRecorder
+
+
+class _Source:
+    def pristine(self, trial: int) -> TrialData:
+        return TrialData([torch.full((4, 4), float(trial))])
+
+    def reference(self, trial: int) -> Any:
+        return torch.full((4, 4), float(trial)) * 2
+
+
+def _audit(monkeypatch, profile: KernelProfile) -> tuple[dict, dict[str, str]]:
+    monkeypatch.setattr(gpu_profile, "profile_forward", lambda call, names: (call(), profile)[1])
+    rec = LaunchRecorder()
+
+    def run_candidate(args: list[Any], mode: Any = None) -> Any:
+        with torch.no_grad(), (mode if mode is not None else nullcontext()):
+            y = torch.empty_like(args[0])  # a CUDA C++ kernel would fill it: invisible to hooks
+            y.copy_(args[0] * 2)
+        return y
+
+    a = AuditInputs(backend="cuda", dev=torch.device("cuda"), recorder=rec,
+                    run_candidate=run_candidate, kernel_names=lambda: {"my_kernel"},
+                    source=_Source(), tolerance=TOLERANCES["default"], correct=True,
+                    constant_trials=None, interpret=False)
+    record, found = run_audit(a)
+    return record, {f["kind"]: f["severity"] for f in found}
+
+
+def test_profiled_custom_kernels_count_as_launches(monkeypatch):
+    prof = KernelProfile(total_us=10.0, custom_us=9.0, custom_launches=1,
+                         custom_names={"my_kernel"}, kernels=2, marker_stream=7)
+    record, kinds = _audit(monkeypatch, prof)
+    assert record["custom_launches"] == 1 and record["custom_kernels"] == ["my_kernel"]
+    assert record["custom_device_share"] == 0.9
+    assert "no_custom_kernel" not in kinds
+    assert kinds.get("torch_compute_light") == "warn"  # the aten.mul next to the kernel
+
+
+def test_side_stream_and_low_share(monkeypatch):
+    prof = KernelProfile(total_us=10.0, custom_us=2.0, custom_launches=1,
+                         custom_names={"my_kernel"}, kernels=2, marker_stream=7,
+                         side_streams={13: ["my_kernel(float*)"]})
+    _, kinds = _audit(monkeypatch, prof)
+    assert kinds["side_stream"] == "reject"
+    assert kinds["low_custom_share"] == "warn"
+
+
+def test_no_profiled_kernel_is_rejected(monkeypatch):
+    prof = KernelProfile(total_us=10.0, kernels=1, marker_stream=7)
+    record, kinds = _audit(monkeypatch, prof)
+    assert kinds["no_custom_kernel"] == "reject" and kinds["torch_compute"] == "reject"
+    assert record["custom_device_share"] == 0.0
+
+
+class _Range:
+    def __init__(self, us: float) -> None:
+        self._us = us
+
+    def elapsed_us(self) -> float:
+        return self._us
+
+
+class _Event:
+    def __init__(self, name: str, stream: int, us: float) -> None:
+        self.name, self.device_resource_id, self.time_range = name, stream, _Range(us)
+
+
+def test_classify_events():
+    events = [
+        _Event("void at::cuda::(anonymous namespace)::spin_kernel(long)", 7, 50.0),
+        _Event("softmax_rows_kernel(float const*, float*, int)", 7, 30.0),
+        _Event("void at::native::vectorized_elementwise_kernel<4>(...)", 7, 10.0),
+        _Event("softmax_rows_kernel(float const*, float*, int)", 21, 5.0),
+        _Event("Memcpy DtoD (Device -> Device)", 7, 5.0),
+    ]
+    prof = gpu_profile.classify_events(events, {"softmax_rows_kernel"})
+    assert prof.marker_stream == 7 and prof.kernels == 4
+    assert prof.total_us == 50.0 and prof.custom_us == 35.0 and prof.custom_launches == 2
+    assert prof.share() == 0.7
+    assert list(prof.side_streams) == [21]

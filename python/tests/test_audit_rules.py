@@ -1,0 +1,53 @@
+"""Op classes and the torch-compute rules of the dispatch-level audit."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelsmith_worker.audit import OpCounter, torch_compute_findings
+from kernelsmith_worker.launches import LaunchRecorder
+from kernelsmith_worker.opclass import classify, format_ops
+
+
+def test_classify():
+    assert classify("aten.mm") == "heavy"
+    assert classify("aten._softmax") == "heavy"
+    assert classify("aten.native_layer_norm") == "heavy"
+    assert classify("aten.sum") == "heavy"
+    assert classify("aten.convolution") == "heavy"
+    assert classify("aten.upsample_bilinear2d") == "heavy"
+    assert classify("aten.add") == "light"
+    assert classify("aten.relu_") == "light"
+    assert classify("aten.view") == "view"
+    assert classify("aten.empty_like") == "alloc"
+    assert classify("aten.fill_") == "alloc"
+    assert classify("aten.clone") == "copy"
+    assert classify("aten._to_copy") == "copy"
+    assert classify("myext.softmax") == "custom"
+
+
+def test_rules():
+    def kinds(counts, launches):
+        return {(f["kind"], f["severity"]) for f in torch_compute_findings(counts, launches)}
+
+    assert kinds({"aten.mm": 1}, 0) == {("torch_compute", "reject")}
+    assert kinds({"aten.add": 2}, 0) == {("torch_compute", "reject")}
+    assert kinds({"aten.mm": 1}, 3) == {("torch_compute", "reject")}
+    assert kinds({"aten.add": 1}, 1) == {("torch_compute_light", "warn")}
+    assert kinds({"aten.clone": 1, "aten.view": 2, "aten.empty": 1}, 1) == {("torch_copy", "info")}
+    assert kinds({"aten.view": 1}, 0) == set()
+    detail = torch_compute_findings({"aten.mm": 1, "aten.add": 3}, 0)[0]["detail"]
+    assert "[aten.add x3, aten.mm x1]" in detail
+    assert format_ops({f"aten.op{i}": 1 for i in range(10)}, limit=2).endswith("8 more]")
+
+
+def test_op_counter_ignores_ops_inside_launches():
+    rec = LaunchRecorder()
+    counter = OpCounter(rec)
+    x = torch.randn(4, 4)
+    with torch.no_grad(), counter:
+        torch.softmax(x, 1)
+        with rec.launch("kernel"):
+            x.clone()
+    assert counter.counts == {"aten._softmax": 1}
+    assert rec.counts == {"kernel": 1}

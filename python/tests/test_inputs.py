@@ -1,0 +1,49 @@
+"""Input generation on the device and the byte-bounded LRU cache."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelsmith_worker.inputs import InputCache, TrialData, clone_args, generate_inputs, nbytes
+
+
+def test_generate_inputs_is_seeded_and_keeps_dtypes():
+    def get_inputs():
+        return [torch.rand(3, 4), torch.randint(0, 10, (5,)), 7, torch.rand(2, dtype=torch.float16)]
+
+    a = generate_inputs(get_inputs, 5, torch.device("cpu"))
+    b = generate_inputs(get_inputs, 5, torch.device("cpu"))
+    c = generate_inputs(get_inputs, 6, torch.device("cpu"))
+    assert torch.equal(a[0], b[0]) and not torch.equal(a[0], c[0])
+    assert a[1].dtype == torch.int64 and a[2] == 7 and a[3].dtype == torch.float16
+    clone = clone_args(a)
+    assert clone[0] is not a[0] and torch.equal(clone[0], a[0]) and clone[2] == 7
+    assert nbytes(a) == 12 * 4 + 5 * 8 + 2 * 2
+
+
+def test_generate_inputs_runs_under_the_device_context():
+    seen = []
+
+    def get_inputs():
+        seen.append(torch.empty(1).device)
+        return [torch.zeros(1)]
+
+    generate_inputs(get_inputs, 0, torch.device("meta"))
+    assert seen == [torch.device("meta")]
+
+
+def test_cache_is_lru_bounded_by_bytes():
+    cache = InputCache(budget_bytes=1000)
+    def data(n): return TrialData([torch.zeros(n, dtype=torch.uint8)])
+    cache.put(("p", 0, 0, "cpu"), data(400), 0)
+    cache.put(("p", 0, 1, "cpu"), data(400), 0)
+    assert cache.get(("p", 0, 0, "cpu")) is not None  # now most recent
+    cache.put(("p", 0, 2, "cpu"), data(400), 0)  # evicts trial 1
+    assert cache.get(("p", 0, 1, "cpu")) is None
+    assert cache.get(("p", 0, 0, "cpu")) is not None and cache.bytes_used == 800
+    cache.put(("p", 0, 3, "cpu"), data(5000), 0)  # larger than the budget: not kept
+    assert cache.get(("p", 0, 3, "cpu")) is None and len(cache) == 2
+    entry = cache.get(("p", 0, 0, "cpu"))
+    entry.reference, entry.has_reference = torch.zeros(100, dtype=torch.uint8), True
+    cache.put(("p", 0, 0, "cpu"), entry, 0)
+    assert cache.bytes_used == 900
