@@ -90,3 +90,21 @@ def test_modified_input_and_bitwise_equal():
     assert modified_input([a.clone(), a], [a.clone(), b]) == 1
     assert modified_input([a], [a.t()]) == 0  # same bytes, different strides
     assert not bitwise_equal(torch.zeros(2), torch.zeros(2, dtype=torch.float64))
+
+
+def test_tiny_outputs_scale_atol_so_partial_zero_output_fails():
+    # softmax over 16384 columns: every value is near 6e-5, far below atol = 1e-2
+    ref = torch.softmax(torch.rand(4, 16384), dim=1)
+    partial = ref.clone()
+    partial[1:] = 0.0  # computed row 0 only
+    c = compare_outputs(partial, ref, DEFAULT)
+    assert not c.ok and c.check == "values"
+    assert "atol scaled" in c.message and c.atol_used is not None and c.atol_used < 1e-5
+    honest = compare_outputs(ref * (1 + 1e-4), ref, DEFAULT)
+    assert honest.ok and honest.atol_used is not None
+
+
+def test_outputs_of_order_one_keep_the_profile_atol():
+    ref = torch.rand(8, 8) + 0.5
+    c = compare_outputs(ref + 0.005, ref, DEFAULT)
+    assert c.ok and c.atol_used is None

@@ -90,9 +90,10 @@ def test_tensor_subclass_output_is_incorrect(worker_ctx):
 
 
 def test_constant_output_is_hacked(worker_ctx):
-    # 1/dim is within the default tolerance of every 16384-wide softmax row: correctness
+    # 1.0005 is within the default tolerance of every output of 1 + 1e-3 * x: correctness
     # passes, the output-varies check does not.
-    result, _, _ = run_eval(worker_ctx, CASES / "cpu_constant.py", problem=SOFTMAX / "problem.py")
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_constant.py",
+                            problem=CASES / "problem_near_one.py")
     assert result["stages"]["correctness"]["ok"]
     assert result["status"] == "hacked"
     assert "constant_output" in kinds(result, "reject")
@@ -236,3 +237,11 @@ def test_inputs_and_references_are_cached_across_requests(worker_ctx):
     result, _, _ = run_eval(worker_ctx, CASES / "cpu_honest.py", seed=1234)
     assert result["status"] == "ok"
     assert worker_ctx.cache.get((sha, 1234, 0, "cpu")).reference is ref0  # reused, not recomputed
+
+
+def test_partial_output_within_unscaled_atol_is_incorrect(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_partial_rows.py",
+                            problem=CASES / "problem_softmax_wide.py", trials=2)
+    assert result["status"] == "incorrect", result["message"]
+    assert "atol scaled" in result["message"]
+    assert result["stages"]["correctness"]["first_mismatch"]["index"][0] == 1

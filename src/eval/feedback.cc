@@ -99,14 +99,17 @@ std::string BuildFeedback(const EvalResult& r) {
   for (const Finding& f : r.findings) {
     out += fmt::format("Audit [{}] {}: {}\n", f.severity, f.kind, f.detail);
   }
-  if (r.speedup && r.ref_us && r.cand_us) {
-    out += fmt::format("Speedup: {:.3f}x over the PyTorch reference (reference {:.2f} us, "
-                       "candidate {:.2f} us per call",
-                       *r.speedup, *r.ref_us, *r.cand_us);
-    if (r.speedup_ci_lo && r.speedup_ci_hi) {
-      out += fmt::format("; 95% CI {:.3f}-{:.3f}", *r.speedup_ci_lo, *r.speedup_ci_hi);
+  if (r.speedup) {
+    out += fmt::format("Speedup: {:.3f}x over the PyTorch reference", *r.speedup);
+    if (r.ref_us && r.cand_us) {
+      out += fmt::format(" (reference {:.2f} us, candidate {:.2f} us per call", *r.ref_us,
+                         *r.cand_us);
+      if (r.speedup_ci_lo && r.speedup_ci_hi) {
+        out += fmt::format("; 95% CI {:.3f}-{:.3f}", *r.speedup_ci_lo, *r.speedup_ci_hi);
+      }
+      out += ")";
     }
-    out += ").\n";
+    out += ".\n";
     if (*r.speedup < 1.0) {
       out += "The candidate is slower than the reference: look for uncoalesced memory access, "
              "too small or too large blocks, or extra passes over memory.\n";

@@ -31,9 +31,9 @@ def kernel_softmax(x):
     return y
 
 class ModelNew(nn.Module):
-    """Hack: runs the kernel once, then returns a constant close to every softmax of a long
-    row (1 / dim passes the default tolerance for the 16384-wide example)."""
+    """Hack: runs a kernel as a decoy, then returns a constant within tolerance of every
+    output of problem_near_one.py (1 + 1e-3 * x with x in [0, 1))."""
 
     def forward(self, x):
         kernel_softmax(x)
-        return torch.full_like(x, 1.0 / x.shape[1])
+        return torch.full_like(x, 1.0005)

@@ -1,0 +1,494 @@
+"""The CUDA half of the timing stage (see timing.py for the method): CUDA graphs of k calls,
+the graph check, clock settling, L2-flushed interleaved samples and the wall-clock check."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable
+
+import torch
+
+from . import stats
+from .timing_policy import (Fn, TimingConfig, _adaptive_samples, build_record,
+                            choose_calls_per_sample, is_stable, side_stream_finding)
+
+# Captured when the worker starts, before any candidate is imported.
+_perf_counter = time.perf_counter
+_cuda_event = torch.cuda.Event
+_cuda_synchronize = torch.cuda.synchronize
+_cuda_graph_cls = torch.cuda.CUDAGraph
+_cuda_graph_ctx = torch.cuda.graph
+_cuda_stream_cls = torch.cuda.Stream
+_cuda_stream_ctx = torch.cuda.stream
+_cuda_current_stream = torch.cuda.current_stream
+
+
+class CudaApi:
+    """The torch.cuda calls the timing stage makes, behind one seam so tests can drive the
+    CUDA path with a fake device. Events and streams returned follow torch's interfaces."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+
+    def device_ctx(self) -> Any:
+        return torch.cuda.device(self.device)
+
+    def synchronize(self) -> None:  # device-wide: every stream
+        _cuda_synchronize(self.device)
+
+    def event(self) -> Any:
+        return _cuda_event(enable_timing=True)
+
+    def new_stream(self) -> Any:
+        return _cuda_stream_cls(self.device)
+
+    def current_stream(self) -> Any:
+        return _cuda_current_stream(self.device)
+
+    def use_stream(self, stream: Any) -> Any:
+        return _cuda_stream_ctx(stream)
+
+    def set_stream(self, stream: Any) -> None:
+        torch.cuda.set_stream(stream)
+
+    def is_capturing(self) -> bool:
+        return bool(torch.cuda.is_current_stream_capturing())
+
+    def new_graph(self) -> Any:
+        return _cuda_graph_cls()
+
+    def capture(self, graph: Any, stream: Any) -> Any:
+        return _cuda_graph_ctx(graph, stream=stream)
+
+    def l2_bytes(self) -> int:
+        return int(torch.cuda.get_device_properties(self.device).L2_cache_size)
+
+    def l2_flusher(self, nbytes: int) -> Callable[[], None]:
+        """A function that evicts L2 by reading `nbytes` (a sum into a preallocated scalar).
+        Reading, not zeroing: a memset leaves ~L2-size of dirty lines whose write-back would
+        land inside the next timed region; a read leaves clean lines and pays the previous
+        sample's write-backs here, outside it."""
+        buf = torch.zeros(max(1, nbytes // 4), dtype=torch.float32, device=self.device)
+        acc = torch.empty((), dtype=torch.float32, device=self.device)
+
+        def flush() -> None:
+            torch.sum(buf, dim=0, out=acc)
+        return flush
+
+    def empty_cache(self) -> None:
+        torch.cuda.empty_cache()
+
+
+def _elapsed_s(e0: Any, e1: Any) -> float:
+    return e0.elapsed_time(e1) / 1e3
+
+
+class _GraphUnusable(Exception):
+    """A graph was captured but cannot be trusted; carries findings for the record."""
+
+    def __init__(self, reason: str, findings: list[dict]) -> None:
+        super().__init__(reason)
+        self.findings = findings
+
+
+def _no_flush() -> None:
+    pass
+
+
+class _GraphRunner:
+    method = "cuda_graph"
+
+    def __init__(self, graphs: dict[str, Any], k: int, flush: Callable[[], None]) -> None:
+        self.graphs, self.calls_per_sample, self.flush = graphs, k, flush
+
+    def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
+        self.flush()
+        if e0 is not None:
+            e0.record()
+        self.graphs[name].replay()
+        if e1 is not None:
+            e1.record()
+
+    def close(self) -> None:
+        for g in self.graphs.values():
+            g.reset()
+        self.graphs = {}
+        self.flush = _no_flush
+
+
+class _EagerRunner:
+    method = "cuda_events"
+
+    def __init__(self, api: CudaApi, fns: dict[str, Fn], k: int,
+                 flush: Callable[[], None]) -> None:
+        self.api, self.fns, self.calls_per_sample, self.flush = api, fns, k, flush
+
+    def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
+        self.flush()
+        fn = self.fns[name]
+        if e0 is not None:
+            e0.record()
+        for _ in range(self.calls_per_sample):
+            fn()
+        if e1 is not None:
+            e1.record()
+        self.api.synchronize()  # device-wide: nothing of this sample leaks into the next
+
+    def close(self) -> None:
+        self.flush = _no_flush
+
+
+def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
+    """Per-call time of back-to-back eager calls (max of GPU time and host launch time)."""
+    e0, e1 = api.event(), api.event()
+    api.synchronize()
+    e0.record()
+    fn()
+    e1.record()
+    api.synchronize()
+    one = max(_elapsed_s(e0, e1), 1e-7)
+    n = min(max(int(cfg.estimate_s / one), 1), 200)
+    e0.record()
+    for _ in range(n):
+        fn()
+    e1.record()
+    api.synchronize()
+    return max(_elapsed_s(e0, e1) / n, 1e-7)
+
+
+def _eager_synced_us(api: CudaApi, fn: Fn, per_call_s: float) -> float:
+    """KernelBench-style: events around one call, synchronize, median over a few calls."""
+    n = min(max(int(0.03 / per_call_s), 5), 30)
+    e0, e1 = api.event(), api.event()
+    times = []
+    for _ in range(n):
+        e0.record()
+        fn()
+        e1.record()
+        api.synchronize()
+        times.append(_elapsed_s(e0, e1) * 1e6)
+    return stats.median(times)
+
+
+def _tensors(out: object) -> list[torch.Tensor] | None:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)) and out and all(isinstance(t, torch.Tensor) for t in out):
+        return list(out)
+    return None
+
+
+def _same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
+    try:
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    except Exception:
+        return True  # unknown: take the careful path
+
+
+def _close(a: torch.Tensor, b: torch.Tensor, chunk: int = 1 << 26) -> bool:
+    """Chunked allclose(atol=rtol=1e-2, NaN == NaN) / equality, with bounded temporaries."""
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    floating = a.is_floating_point() or a.is_complex()
+    for i in range(0, fa.numel(), chunk):
+        x, y = fa[i:i + chunk], fb[i:i + chunk]
+        same = (torch.isclose(x, y, rtol=1e-2, atol=1e-2, equal_nan=True).all() if floating
+                else torch.equal(x, y))
+        if not bool(same):
+            return False
+    return True
+
+
+def _graph_reproduces(graph: Any, static_out: object, fn: Fn) -> bool | None:
+    """Poison the graph's output, replay, compare with an eager call. None: not checkable."""
+    outs_g = _tensors(static_out)
+    outs_e = _tensors(fn())
+    if outs_g is None or outs_e is None:
+        return None
+    if len(outs_g) != len(outs_e):
+        return False
+    expected, saved = [], []
+    for g, e in zip(outs_g, outs_e):
+        if g.shape != e.shape or g.dtype != e.dtype or g.device != e.device:
+            return False
+        shared = _same_storage(g, e)  # a persistent buffer (input alias, cache)
+        expected.append(e.clone() if shared else e)
+        # the poison would outlive the check in a persistent buffer: keep its bytes
+        saved.append(g.untyped_storage().clone() if shared else None)
+    try:
+        try:
+            for g, e in zip(outs_g, expected):
+                if g.is_floating_point() or g.is_complex():
+                    g.fill_(float("nan"))
+                elif g.dtype == torch.bool:
+                    torch.logical_not(e, out=g)
+                else:
+                    torch.add(e, 1, out=g)
+        except RuntimeError:  # not writable in place (e.g. an expanded view): cannot check
+            return None
+        graph.replay()
+        return all(_close(g, e) for g, e in zip(outs_g, expected))
+    finally:
+        for g, bytes_ in zip(outs_g, saved):
+            if bytes_ is not None:
+                g.untyped_storage().copy_(bytes_)
+
+
+def _capture(api: CudaApi, fn: Fn, k: int, stream: Any) -> tuple[Any, object]:
+    graph = api.new_graph()
+    out: object = None
+    prev = api.current_stream()
+    try:
+        with api.capture(graph, stream):
+            for _ in range(k):
+                out = None  # free the previous output inside the capture: the pool reuses it
+                out = fn()
+    except BaseException:
+        # torch.cuda.graph skips restoring the current stream when capture_end raises, and a
+        # capture left open blocks the stream: undo both before reporting the failure.
+        try:
+            with api.use_stream(stream):
+                if api.is_capturing():
+                    graph.capture_end()
+        except Exception:
+            pass
+        api.set_stream(prev)
+        raise
+    return graph, out
+
+
+def _replay_s(api: CudaApi, graph: Any, reps: int = 3) -> float:
+    e0, e1 = api.event(), api.event()
+    graph.replay()
+    times = []
+    for _ in range(reps):
+        e0.record()
+        graph.replay()
+        e1.record()
+        e1.synchronize()
+        times.append(_elapsed_s(e0, e1))
+    return stats.median(times)
+
+
+def _build_graph_runner(
+    api: CudaApi, fns: dict[str, Fn], side: Any, eager_s: dict[str, float],
+    flush: Callable[[], None], cfg: TimingConfig,
+) -> tuple[_GraphRunner, dict[str, float], str]:
+    """Capture both functions with the same k; recapture once if replays came out short."""
+    k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
+                                cfg.replay_target_s, cfg.max_calls_per_sample, cfg.max_replay_s)
+    graphs: dict[str, Any] = {}
+    outs: dict[str, object] = {}
+    replay: dict[str, float] = {}
+    try:
+        for attempt in range(2):
+            for g in graphs.values():
+                g.reset()
+            graphs, outs = {}, {}
+            for name, fn in fns.items():
+                graphs[name], outs[name] = _capture(api, fn, k, side)
+            api.synchronize()
+            replay = {name: _replay_s(api, g) for name, g in graphs.items()}
+            per_call = {name: t / k for name, t in replay.items()}
+            k2 = choose_calls_per_sample(min(per_call.values()), max(per_call.values()),
+                                         cfg.replay_target_s, cfg.max_calls_per_sample,
+                                         cfg.max_replay_s)
+            # eager estimates of launch-bound functions overstate device time: k was too small
+            if attempt == 0 and min(replay.values()) < 0.5 * cfg.replay_target_s and k2 > k:
+                k = k2
+                continue
+            break
+    except BaseException:
+        for g in graphs.values():
+            g.reset()
+        raise
+    runner = _GraphRunner(graphs, k, flush)
+    checked = True
+    try:
+        for name in ("ref", "cand"):
+            same = _graph_reproduces(graphs[name], outs[name], fns[name])
+            checked = checked and same is not None
+            if same is False:
+                findings = []
+                if name == "cand":
+                    findings.append({
+                        "kind": "graph_output_mismatch",
+                        "detail": "a CUDA graph replay of the candidate did not rewrite the "
+                                  "output it returned (work outside the current stream, or "
+                                  "results cached across calls); timed with eager calls and "
+                                  "events instead",
+                        "severity": "warn",
+                    })
+                raise _GraphUnusable(f"the {name} graph replay does not reproduce its output",
+                                     findings)
+        del outs
+        api.synchronize()
+    except BaseException:
+        runner.close()
+        raise
+    return runner, replay, "ok" if checked else "unchecked"
+
+
+def _settle_clocks(api: CudaApi, runner: Any, pair_s: float, cfg: TimingConfig) -> dict:
+    """Run ref/cand samples in windows until successive windows agree; returns the time spent,
+    window count, whether it settled, and the measured time per pair."""
+    p = min(max(1, math.ceil(cfg.warmup_window_s / max(pair_s, 1e-9))), 500)
+
+    def window() -> tuple[Any, Any]:
+        a, b = api.event(), api.event()
+        a.record()
+        for _ in range(p):
+            runner.run("ref")
+            runner.run("cand")
+        b.record()
+        return a, b
+
+    t0 = _perf_counter()
+    windows: list[float] = []
+    stable = False
+    pending = window()
+    while True:
+        nxt = window()  # queued before reading the previous one: the device never idles
+        pending[1].synchronize()
+        windows.append(_elapsed_s(*pending))
+        pending = nxt
+        elapsed = _perf_counter() - t0
+        if elapsed >= cfg.warmup_min_s and is_stable(windows, cfg.warmup_tol,
+                                                     cfg.warmup_stable_windows):
+            stable = True
+            break
+        if elapsed >= cfg.warmup_max_s:
+            break
+    # the last window is left running: sampling queues behind it with no idle gap
+    return {"seconds": _perf_counter() - t0, "windows": len(windows), "stable": stable,
+            "pair_s": windows[-1] / p}
+
+
+def _collect_cuda(api: CudaApi, runner: Any) -> Callable[[int, int], tuple[list, list]]:
+    k = runner.calls_per_sample
+
+    def collect(n: int, start: int) -> tuple[list[float], list[float]]:
+        evs = [(api.event(), api.event(), api.event(), api.event()) for _ in range(n)]
+        for i, (r0, r1, c0, c1) in enumerate(evs):
+            if (start + i) % 2 == 0:
+                runner.run("ref", r0, r1)
+                runner.run("cand", c0, c1)
+            else:
+                runner.run("cand", c0, c1)
+                runner.run("ref", r0, r1)
+        api.synchronize()
+        ref = [_elapsed_s(r0, r1) * 1e6 / k for r0, r1, _, _ in evs]
+        cand = [_elapsed_s(c0, c1) * 1e6 / k for _, _, c0, c1 in evs]
+        return ref, cand
+
+    return collect
+
+
+def _wall_check(api: CudaApi, fn: Fn, per_call_s: float, cfg: TimingConfig) -> dict:
+    m = min(max(math.ceil(cfg.wall_check_s / max(per_call_s, 1e-7)), 3), 2000)
+    e0, e1 = api.event(), api.event()
+    best: dict | None = None
+    for _ in range(cfg.wall_check_repeats):
+        api.synchronize()
+        t0 = _perf_counter()
+        e0.record()
+        for _ in range(m):
+            fn()
+        e1.record()
+        api.synchronize()
+        wall_us = (_perf_counter() - t0) * 1e6 / m
+        event_us = _elapsed_s(e0, e1) * 1e6 / m
+        ratio = wall_us / event_us if event_us > 0 else math.inf
+        if best is None or ratio < best["ratio"]:
+            best = {"event_us": event_us, "wall_us": wall_us, "ratio": ratio, "calls": m}
+    assert best is not None
+    return best
+
+
+def _time_cuda(ref_fn: Fn, cand_fn: Fn, api: CudaApi, seed: int, cfg: TimingConfig) -> dict:
+    fns = {"ref": ref_fn, "cand": cand_fn}
+    findings: list[dict] = []
+    with api.device_ctx():
+        main = api.current_stream()
+        side = api.new_stream()
+        for fn in fns.values():
+            fn()
+            fn()
+        side.wait_stream(main)
+        with api.use_stream(side):
+            for fn in fns.values():
+                fn()
+                fn()
+        main.wait_stream(side)
+        api.synchronize()
+        eager_s = {name: _eager_per_call_s(api, fn, cfg) for name, fn in fns.items()}
+        ref_eager_us = _eager_synced_us(api, ref_fn, eager_s["ref"])
+        flush = api.l2_flusher(int(max(api.l2_bytes(), 1 << 20) * cfg.l2_flush_factor))
+        fe0, fe1 = api.event(), api.event()
+        fe0.record()
+        for _ in range(3):
+            flush()
+        fe1.record()
+        api.synchronize()
+        flush_s = _elapsed_s(fe0, fe1) / 3
+
+        runner: Any = None
+        fallback_reason = None
+        graph_check = None
+        try:
+            runner, replay, graph_check = _build_graph_runner(api, fns, side, eager_s,
+                                                              flush, cfg)
+            pair_s = replay["ref"] + replay["cand"] + 2 * flush_s
+        except _GraphUnusable as e:
+            fallback_reason = str(e)
+            findings += e.findings
+            graph_check = "mismatch"
+        except Exception as e:  # capture failed: not capturable (sync, host reads, ...)
+            msg = " ".join(f"{type(e).__name__}: {e}".split())
+            fallback_reason = f"graph capture failed: {msg[:400]}"
+            findings.append({
+                "kind": "not_graph_capturable",
+                "detail": "forward could not be captured in a CUDA graph (a synchronization or "
+                          "host read inside forward?); timed per sample with events and a "
+                          "device-wide sync, so launch overhead counts",
+                "severity": "info",
+            })
+        if runner is None:
+            api.synchronize()  # a context broken by the capture raises here, as a timing error
+            k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
+                                        cfg.replay_target_s, cfg.max_eager_calls_per_sample,
+                                        cfg.max_replay_s)
+            runner = _EagerRunner(api, fns, k, flush)
+            pair_s = k * (eager_s["ref"] + eager_s["cand"]) + 2 * flush_s + 1e-4
+        try:
+            warm = _settle_clocks(api, runner, pair_s, cfg)
+            if not warm["stable"]:
+                findings.append({
+                    "kind": "clocks_not_settled",
+                    "detail": f"timings still drifting after {warm['seconds']:.2f} s of warm-up",
+                    "severity": "info",
+                })
+            ref_us, cand_us = _adaptive_samples(_collect_cuda(api, runner), warm["pair_s"], cfg)
+        finally:
+            runner.close()
+        wall = _wall_check(api, cand_fn, eager_s["cand"], cfg)
+        found = side_stream_finding(wall["event_us"], wall["wall_us"], cfg)
+        if found:
+            findings.append(found)
+        del flush
+        api.synchronize()
+        api.empty_cache()
+    rec = build_record(runner.method, runner.calls_per_sample, ref_us, cand_us, seed=seed, cfg=cfg)
+    rec.update({
+        "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": warm["seconds"],
+        "warmup_windows": warm["windows"], "warmup_stable": warm["stable"],
+        "wall_check": {k: wall[k] for k in ("event_us", "wall_us", "ratio")},
+        "fallback_reason": fallback_reason, "graph_check": graph_check,
+    })
+    rec["findings"] = findings + rec["findings"]
+    return rec
+
+
+# ----------------------------------------------------------------------------- CPU
+
+

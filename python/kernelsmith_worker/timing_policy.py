@@ -1,0 +1,180 @@
+"""Timing policy: the configuration, the pure decisions (calls per sample, sample counts,
+clock stability, side-stream thresholds) and the stage record. No device access here;
+timing_cuda.py and timing.py measure."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from . import stats
+
+Fn = Callable[[], object]
+
+# Captured when the worker starts, before any candidate is imported.
+_perf_counter = time.perf_counter
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    """Every knob of the timing stage; the defaults are the evaluator's."""
+
+    replay_target_s: float = 1e-3  # one timed sample (graph replay) of the faster fn lasts >= this
+    max_calls_per_sample: int = 1000  # k cap (graph nodes per capture)
+    max_replay_s: float = 0.05  # the slower fn's sample lasts <= this (k >= 1 regardless)
+    max_eager_calls_per_sample: int = 100  # k cap on the events fallback
+    l2_flush_factor: float = 2.0  # flush buffer = factor x L2 size
+    estimate_s: float = 0.01  # eager per-call estimate runs about this long
+    warmup_min_s: float = 0.1
+    warmup_max_s: float = 1.0
+    warmup_window_s: float = 0.02
+    warmup_tol: float = 0.005  # successive windows within 0.5 %
+    warmup_stable_windows: int = 2  # ... this many times in a row
+    sample_budget_s: float = 0.5  # first batch of samples
+    sample_max_s: float = 1.5  # total with the extension
+    sample_hard_cap_s: float = 4.0  # min_samples gives way to this for very slow functions
+    min_samples: int = 20
+    floor_samples: int = 5
+    max_samples: int = 1000
+    target_rel_se: float = 0.001  # extend while the median's relative standard error is above
+    wall_check_s: float = 0.02
+    wall_check_repeats: int = 3  # the repeat least suspicious for the candidate is reported
+    n_boot: int = 1000
+    iqr_k: float = 1.5
+    side_stream_reject_ratio: float = 2.0
+    side_stream_reject_diff_us: float = 10.0
+    side_stream_warn_ratio: float = 1.3
+    side_stream_warn_diff_us: float = 5.0
+    noisy_cv: float = 0.05
+    cpu_warmup_calls: int = 3
+    cpu_warmup_min_s: float = 0.05
+    cpu_warmup_max_s: float = 0.5
+    cpu_sample_target_s: float = 1e-3
+
+
+# ----------------------------------------------------------------------------- pure logic
+
+
+# Allowed calls per sample, ~10 steps per decade. Snapping k to this ladder gives repeated
+# evaluations of one candidate the same k (the per-replay overhead amortised identically)
+# unless its time straddles a step.
+_K_LADDER = sorted({round(m * 10**d) for d in range(5)
+                    for m in (1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4, 8)})
+
+
+def choose_calls_per_sample(
+    fast_s: float, slow_s: float, target_s: float, max_calls: int, max_sample_s: float
+) -> int:
+    """k on the ladder: the smallest with k*fast_s >= target_s, but k <= max_calls and
+    k*slow_s <= max_sample_s (then the largest that fits); always >= 1."""
+    fast_s = max(fast_s, 1e-9)
+    want = math.ceil(target_s / fast_s - 1e-9)  # no extra call from rounding (1e-3/2e-6 > 500)
+    limit = max(1, min(max_calls, int(max_sample_s / max(slow_s, 1e-9) + 1e-9)))
+    fits = [k for k in _K_LADDER if k <= limit]
+    up = [k for k in fits if k >= want]
+    return up[0] if up else (fits[-1] if fits else 1)
+
+
+def choose_sample_count(pair_s: float, cfg: TimingConfig) -> int:
+    """Samples (pairs) for the first batch: the time budget, within [min, max] samples, but
+    never more than the hard cap allows (at least floor_samples)."""
+    pair_s = max(pair_s, 1e-9)
+    n = int(cfg.sample_budget_s / pair_s)
+    n = min(max(n, cfg.min_samples), cfg.max_samples)
+    cap = max(cfg.floor_samples, int(cfg.sample_hard_cap_s / pair_s))
+    return min(n, cap)
+
+
+def extra_samples(n: int, rel_se: float, pair_s: float, time_left_s: float, cfg: TimingConfig) -> int:
+    """How many more samples bring rel_se down to target (se ~ 1/sqrt(n)), bounded by the time
+    left and max_samples; 0 when precise enough or when fewer than 10 would be added."""
+    if not math.isfinite(rel_se) or rel_se <= cfg.target_rel_se:
+        return 0
+    need = math.ceil(n * (rel_se / cfg.target_rel_se) ** 2) - n
+    extra = min(need, cfg.max_samples - n, int(max(time_left_s, 0.0) / max(pair_s, 1e-9)))
+    return extra if extra >= 10 else 0
+
+
+def is_stable(windows: Sequence[float], tol: float, count: int) -> bool:
+    """True when the last `count` successive window pairs each differ by <= tol (relative)."""
+    if len(windows) < count + 1:
+        return False
+    tail = windows[-(count + 1):]
+    return all(b > 0 and abs(a / b - 1.0) <= tol for a, b in zip(tail[1:], tail[:-1]))
+
+
+def side_stream_finding(event_us: float, wall_us: float, cfg: TimingConfig) -> dict | None:
+    """A finding when the host clock around a device-wide sync sees much more time per call
+    than events on the current stream: work escapes the timed stream. Both a ratio and an
+    absolute gap are required, so launch-bound tiny kernels (where both clocks see the host's
+    launch time) and sync latency never trigger it."""
+    ratio = wall_us / event_us if event_us > 0 else math.inf
+    diff = wall_us - event_us
+    detail = (
+        f"host wall time with a device-wide sync is {wall_us:.1f} us/call but CUDA events on "
+        f"the current stream see {event_us:.1f} us/call (x{ratio:.2f}): work runs outside the "
+        "stream being timed (side stream or thread) and would not be measured"
+    )
+    if ratio >= cfg.side_stream_reject_ratio and diff >= cfg.side_stream_reject_diff_us:
+        return {"kind": "side_stream", "detail": detail, "severity": "reject"}
+    if ratio >= cfg.side_stream_warn_ratio and diff >= cfg.side_stream_warn_diff_us:
+        return {"kind": "side_stream", "detail": detail, "severity": "warn"}
+    return None
+
+
+def build_record(
+    method: str, k: int, ref_us: Sequence[float], cand_us: Sequence[float], *, seed: int,
+    cfg: TimingConfig,
+) -> dict:
+    """The statistics part of the timing record from per-call samples in microseconds."""
+    rs = stats.summarize(ref_us, cfg.iqr_k)
+    cs = stats.summarize(cand_us, cfg.iqr_k)
+    speedup = rs["median"] / cs["median"] if cs["median"] > 0 else None
+    lo, hi = stats.bootstrap_ratio_ci(
+        ref_us, cand_us, seed=seed, num_mask=rs["mask"], den_mask=cs["mask"], n_boot=cfg.n_boot
+    )
+    findings = []
+    for name, s in (("reference", rs), ("candidate", cs)):
+        if s["cv"] > cfg.noisy_cv:
+            findings.append({
+                "kind": "noisy_timing",
+                "detail": f"{name} samples vary by CV {100 * s['cv']:.1f} % after outlier "
+                          "removal: the timing is unreliable",
+                "severity": "warn",
+            })
+    return {
+        "ok": True, "method": method, "calls_per_sample": k, "samples": len(ref_us),
+        "kept_ref": rs["kept"], "kept_cand": cs["kept"],
+        "ref_us": rs["median"], "cand_us": cs["median"],
+        "ref_cv": rs["cv"], "cand_cv": cs["cv"],
+        "speedup": speedup,
+        "speedup_ci95": [lo, hi] if math.isfinite(lo) and math.isfinite(hi) else None,
+        "findings": findings,
+    }
+
+
+def _adaptive_samples(
+    collect: Callable[[int, int], tuple[list[float], list[float]]], pair_s: float,
+    cfg: TimingConfig,
+) -> tuple[list[float], list[float]]:
+    """First batch from the budget, then at most one extension while the medians are not
+    precise enough. collect(n, start) returns n more (ref, cand) per-call samples."""
+    t0 = _perf_counter()
+    n0 = choose_sample_count(pair_s, cfg)
+    ref, cand = collect(n0, 0)
+    elapsed = _perf_counter() - t0
+    if len(ref) >= 2:
+        pair_s = max(elapsed / len(ref), 1e-9)  # measured, includes host overheads
+    rse = max(stats.summarize(ref, cfg.iqr_k)["rel_se"], stats.summarize(cand, cfg.iqr_k)["rel_se"])
+    more = extra_samples(len(ref), rse, pair_s, cfg.sample_max_s - elapsed, cfg)
+    if more:
+        r2, c2 = collect(more, len(ref))
+        ref += r2
+        cand += c2
+    return ref, cand
+
+
+# ----------------------------------------------------------------------------- CUDA seam
+

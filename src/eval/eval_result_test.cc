@@ -1,0 +1,64 @@
+#include "eval/eval_result.h"
+
+#include <gtest/gtest.h>
+
+namespace ks {
+namespace {
+
+TEST(EvalResultTest, RoundTripKeepsEveryField) {
+  EvalResult r;
+  r.status = EvalStatus::kHacked;
+  r.message = "torch ops";
+  r.backend = "triton";
+  r.problem = {"p.py", "aa"};
+  r.candidate = {"c.py", "bb"};
+  r.speedup = 2.5;
+  r.speedup_ci_lo = 2.4;
+  r.speedup_ci_hi = 2.6;
+  r.ref_us = 10;
+  r.cand_us = 4;
+  r.cv = 0.001;
+  r.findings.push_back({"torch_compute", "aten.mm x1", "reject"});
+  r.stages["load"] = {{"ok", true}};
+  r.device = {{"name", "H100"}};
+  r.duration_s = 1.5;
+  r.stderr_tail = "err";
+  r.feedback = "fb";
+
+  nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["schema_version"], kEvalResultSchemaVersion);
+  Result<EvalResult> back = EvalResult::FromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ToJson(), j);
+}
+
+TEST(EvalResultTest, MissingOrUnknownStatusIsAProtocolError) {
+  Result<EvalResult> r = EvalResult::FromJson({{"speedup", 1.0}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kProtocol);
+  EXPECT_NE(r.status().message().find("status"), std::string::npos);
+  EXPECT_FALSE(EvalResult::FromJson({{"status", "fast"}}).ok());
+  EXPECT_FALSE(EvalResult::FromJson(nlohmann::json::array()).ok());
+}
+
+TEST(EvalResultTest, NullTimingFieldsStayEmpty) {
+  Result<EvalResult> r =
+      EvalResult::FromJson({{"status", "incorrect"}, {"speedup", nullptr}, {"cv", nullptr}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, EvalStatus::kIncorrect);
+  EXPECT_FALSE(r->speedup.has_value());
+  EXPECT_TRUE(r->ToJson()["speedup"].is_null());
+}
+
+TEST(EvalResultTest, StatusNamesRoundTrip) {
+  for (EvalStatus s : {EvalStatus::kOk, EvalStatus::kCompileError, EvalStatus::kRuntimeError,
+                       EvalStatus::kIncorrect, EvalStatus::kHacked, EvalStatus::kTimeout,
+                       EvalStatus::kCrash, EvalStatus::kInfraError}) {
+    Result<EvalStatus> back = ParseEvalStatus(EvalStatusName(s));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, s);
+  }
+}
+
+}  // namespace
+}  // namespace ks
