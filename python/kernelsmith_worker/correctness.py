@@ -120,9 +120,11 @@ def effective_tolerance(ref: torch.Tensor, tol: Tolerance) -> Tolerance:
     that a kernel computing part of the output and leaving the rest zero still fails."""
     if ref.numel() == 0 or not (ref.dtype.is_floating_point or ref.dtype.is_complex):
         return tol
-    mags = torch.nan_to_num(ref.detach().abs().to(_wide_dtype(ref.dtype)).reshape(-1),
-                            nan=0.0, posinf=0.0)
-    largest = float(mags.max().item())
+    flat, wide = ref.detach().reshape(-1), _wide_dtype(ref.dtype)
+    largest = 0.0
+    for start in range(0, flat.numel(), _CHUNK):  # chunks bound the temporary memory
+        mags = torch.nan_to_num(flat[start: start + _CHUNK].to(wide).abs(), nan=0.0, posinf=0.0)
+        largest = max(largest, float(mags.max().item()))
     if largest == 0.0 or largest * (1.0 - tol.rtol) > tol.atol:
         return tol
     return Tolerance(tol.name, tol.atol * largest, tol.rtol)
@@ -226,7 +228,9 @@ def fingerprint(obj: Any, samples: int = 4096) -> tuple[Any, ...]:
         flat = t.detach().contiguous().reshape(-1)
         raw = flat.view(torch.uint8) if flat.numel() else flat
         step = max(1, raw.numel() // samples)
-        parts.append((tuple(t.shape), str(t.dtype), int(raw.sum(dtype=torch.int64).item()),
+        byte_sum = sum(int(raw[i: i + _CHUNK].sum(dtype=torch.int64).item())
+                       for i in range(0, raw.numel(), _CHUNK))  # int64 copies, chunk-sized
+        parts.append((tuple(t.shape), str(t.dtype), byte_sum,
                       bytes(raw[::step][:samples].cpu().tolist())))
     if not isinstance(obj, (torch.Tensor, list, tuple, dict)):
         parts.append(repr(obj))

@@ -21,7 +21,7 @@ _perf_counter = time.perf_counter
 class TimingConfig:
     """Every knob of the timing stage; the defaults are the evaluator's."""
 
-    replay_target_s: float = 1e-3  # one timed sample (graph replay) of the faster fn lasts >= this
+    replay_target_s: float = 3e-3  # one timed sample (graph replay) of the faster fn lasts >= this
     max_calls_per_sample: int = 1000  # k cap (graph nodes per capture)
     max_replay_s: float = 0.05  # the slower fn's sample lasts <= this (k >= 1 regardless)
     max_eager_calls_per_sample: int = 100  # k cap on the events fallback

@@ -393,8 +393,8 @@ def test_fake_cuda_graph_path():
     assert rec["method"] == "cuda_graph" and rec["fallback_reason"] is None
     assert rec["graph_check"] == "ok"
     assert rec["l2_flush"] is True and dev.flushes >= 2 * rec["samples"]
-    assert 1 < rec["calls_per_sample"] <= 64  # about 1 ms / (20 us + host overhead)
-    assert rec["calls_per_sample"] * rec["cand_us"] >= 500  # a sample lasts ~1 ms
+    assert 1 < rec["calls_per_sample"] <= 200  # about 3 ms / (20 us + host overhead)
+    assert rec["calls_per_sample"] * rec["cand_us"] >= 1500  # a sample lasts ~3 ms
     assert 1.5 <= rec["speedup"] <= 2.7
     assert rec["ref_eager_us"] == pytest.approx(40, rel=0.5)
     assert rec["wall_check"]["ratio"] == pytest.approx(1.0, abs=0.3)
