@@ -22,3 +22,9 @@ def test_triton_decoy_returning_torch_result_is_hacked(worker_ctx):
     assert result["status"] == "hacked"
     assert "torch_compute" in kinds(result, "reject")
     assert result["stages"]["audit"]["custom_kernels"] == ["copy_kernel"]
+
+
+def test_runtime_bound_loops_run_in_the_interpreter(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "triton_runtime_loop.py", backend="triton",
+                            trials=2)
+    assert result["status"] == "ok", result["message"]
