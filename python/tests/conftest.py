@@ -16,8 +16,9 @@ PYTHON_DIR = Path(__file__).resolve().parents[1]
 REPO = PYTHON_DIR.parent
 CASES = Path(__file__).resolve().parent / "cases"
 SOFTMAX = REPO / "examples" / "softmax"
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
+for path in (PYTHON_DIR, CASES):  # CASES: helpers the test candidates import (softmax_cpp)
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
 
 import pytest  # noqa: E402
 

@@ -22,7 +22,7 @@ class Worker:
     def __init__(self, scratch: Path) -> None:
         req_r, self._req_w = os.pipe()
         self._res_r, res_w = os.pipe()
-        env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), KS_PROTO_IN=str(req_r),
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PYTHON_DIR), str(CASES)]), KS_PROTO_IN=str(req_r),
                    KS_PROTO_OUT=str(res_w), TMPDIR=str(scratch))
         self.stdout_path, self.stderr_path = scratch / "stdout.txt", scratch / "stderr.txt"
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
