@@ -42,3 +42,4 @@ echo "Illegal-access candidate evaluated twice in one pool: $n/2 results runtime
 [ "$n" -eq 2 ] || failures=$((failures + 1))
 echo "verdict failures: $failures" >>"$summary"
 cat "$summary"
+[ "$failures" -eq 0 ]
