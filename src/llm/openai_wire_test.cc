@@ -1,0 +1,42 @@
+#include "llm/openai_wire.h"
+
+#include <gtest/gtest.h>
+
+namespace ks {
+namespace {
+
+TEST(LlmWireTest, ParsesRetryAfterSecondsOnly) {
+  EXPECT_EQ(ParseRetryAfter(" 3\r\n"), 3.0);
+  EXPECT_EQ(ParseRetryAfter("0.5"), 0.5);
+  EXPECT_FALSE(ParseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT").has_value());
+  EXPECT_FALSE(ParseRetryAfter("-1").has_value());
+  EXPECT_FALSE(ParseRetryAfter("").has_value());
+}
+
+TEST(LlmWireTest, ErrorBodiesGiveTheServersWords) {
+  EXPECT_EQ(ErrorBodyMessage(R"({"error":{"message":"model not loaded"}})"), "model not loaded");
+  EXPECT_EQ(ErrorBodyMessage(R"({"detail":"Not Found"})"), "Not Found");
+  EXPECT_EQ(ErrorBodyMessage("<html>bad gateway</html>"), "body \"<html>bad gateway</html>\"");
+  EXPECT_EQ(ErrorBodyMessage(std::string(300, 'x')).size(),
+            std::string("body \"\"...").size() + 200);
+}
+
+TEST(LlmWireTest, ReadsReasoningFieldAndRejectsNullContent) {
+  Result<ChatResponse> r = ParseChatResponse(
+      R"({"model":"m","choices":[{"message":{"content":"hi","reasoning":"hmm"},
+          "finish_reason":"stop"}]})",
+      100, "u");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->reasoning_content, "hmm");
+  EXPECT_EQ(r->prompt_tokens, 0) << "no usage reported";
+  Result<ChatResponse> null_content = ParseChatResponse(
+      R"({"choices":[{"message":{"content":null},"finish_reason":"length"}]})", 100, "u");
+  ASSERT_FALSE(null_content.ok());
+  EXPECT_NE(null_content.status().message().find("empty completion"), std::string::npos);
+  Result<ChatResponse> not_chat = ParseChatResponse(R"({"object":"list","data":[]})", 100, "u");
+  ASSERT_FALSE(not_chat.ok());
+  EXPECT_EQ(not_chat.status().code(), Status::Code::kProtocol);
+}
+
+}  // namespace
+}  // namespace ks

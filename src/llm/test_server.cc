@@ -1,0 +1,186 @@
+#include "llm/test_server.h"
+
+#include <httplib.h>
+
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace ks {
+namespace {
+
+using nlohmann::json;
+
+std::string CompletionBody(const ScriptedReply& r, const std::string& request_body) {
+  json req = json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  std::string model = "test-model";
+  if (req.is_object() && req.contains("model") && req["model"].is_string()) {
+    model = req["model"].get<std::string>();
+  }
+  json message = {{"role", "assistant"}, {"content", r.content}};
+  if (!r.reasoning_content.empty()) message["reasoning_content"] = r.reasoning_content;
+  int64_t prompt =
+      r.prompt_tokens >= 0 ? r.prompt_tokens : static_cast<int64_t>(request_body.size() / 4);
+  int64_t completion =
+      r.completion_tokens >= 0 ? r.completion_tokens : static_cast<int64_t>(r.content.size() / 4);
+  json body = {
+      {"id", "chatcmpl-test"},
+      {"object", "chat.completion"},
+      {"model", model},
+      {"choices",
+       json::array({{{"index", 0}, {"message", message}, {"finish_reason", r.finish_reason}}})},
+      {"usage",
+       {{"prompt_tokens", prompt},
+        {"completion_tokens", completion},
+        {"total_tokens", prompt + completion}}}};
+  return body.dump();
+}
+
+}  // namespace
+
+ScriptedReply ScriptedReply::Completion(std::string text, double delay_s) {
+  ScriptedReply r;
+  r.content = std::move(text);
+  r.delay_s = delay_s;
+  return r;
+}
+
+ScriptedReply ScriptedReply::HttpError(int status, std::string retry_after, std::string body) {
+  ScriptedReply r;
+  r.kind = Kind::kHttpError;
+  r.http_status = status;
+  r.retry_after = std::move(retry_after);
+  r.body = std::move(body);
+  return r;
+}
+
+ScriptedReply ScriptedReply::TruncatedJson() {
+  ScriptedReply r = Completion("class ModelNew: pass  # cut off before this ends");
+  r.kind = Kind::kTruncatedJson;
+  return r;
+}
+
+ScriptedReply ScriptedReply::DropConnection() {
+  ScriptedReply r = Completion("class ModelNew: pass  # the connection drops mid-body");
+  r.kind = Kind::kDropConnection;
+  return r;
+}
+
+TestLlmServer::TestLlmServer()
+    : server_(std::make_unique<httplib::Server>()),
+      started_(std::chrono::steady_clock::now()),
+      fallback_(ScriptedReply::Completion("ok")) {}
+
+Result<std::unique_ptr<TestLlmServer>> TestLlmServer::Start(int threads) {
+  std::unique_ptr<TestLlmServer> s(new TestLlmServer());
+  const size_t n = threads > 0 ? static_cast<size_t>(threads) : 16;
+  s->server_->new_task_queue = [n] { return new httplib::ThreadPool(n); };
+  s->server_->set_keep_alive_timeout(1);
+  TestLlmServer* self = s.get();
+  s->server_->Post(R"(/.*)", [self](const httplib::Request& req, httplib::Response& res) {
+    self->Handle(&req, &res);
+  });
+  s->port_ = s->server_->bind_to_any_port("127.0.0.1");
+  if (s->port_ <= 0) return Status::IOError("test LLM server: cannot bind 127.0.0.1");
+  s->thread_ = std::thread([self] { self->server_->listen_after_bind(); });
+  while (!s->server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return s;
+}
+
+TestLlmServer::~TestLlmServer() { Stop(); }
+
+void TestLlmServer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string TestLlmServer::base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+}
+
+void TestLlmServer::Push(ScriptedReply reply) {
+  std::lock_guard<std::mutex> lock(mu_);
+  script_.push_back(std::move(reply));
+}
+
+void TestLlmServer::SetFallback(ScriptedReply reply) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fallback_ = std::move(reply);
+}
+
+std::vector<RecordedRequest> TestLlmServer::requests() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return requests_;
+}
+
+void TestLlmServer::Handle(const void* request, void* response) {
+  const auto& req = *static_cast<const httplib::Request*>(request);
+  auto& res = *static_cast<httplib::Response*>(response);
+  int now = ++concurrent_;
+  for (int seen = max_concurrent_.load(); now > seen;) {
+    if (max_concurrent_.compare_exchange_weak(seen, now)) break;
+  }
+  try {  // handlers never throw
+    ScriptedReply reply;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      RecordedRequest rec;
+      rec.method = req.method;
+      rec.path = req.path;
+      rec.authorization = req.get_header_value("Authorization");
+      rec.body = req.body;
+      rec.received_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      requests_.push_back(std::move(rec));
+      if (req.path != "/v1/chat/completions") {
+        reply = ScriptedReply::HttpError(
+            404, "", json({{"error", {{"message", "no route " + req.path}}}}).dump());
+      } else if (!script_.empty()) {
+        reply = std::move(script_.front());
+        script_.pop_front();
+      } else {
+        reply = fallback_;
+      }
+      stop_cv_.wait_for(lock, std::chrono::duration<double>(reply.delay_s),
+                        [this] { return stopping_; });
+    }
+    std::string full = CompletionBody(reply, req.body);
+    switch (reply.kind) {
+      case ScriptedReply::Kind::kCompletion:
+        res.set_content(full, "application/json");
+        break;
+      case ScriptedReply::Kind::kHttpError:
+        res.status = reply.http_status;
+        if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
+        res.set_content(
+            reply.body.empty()
+                ? json({{"error",
+                         {{"message", "scripted HTTP " + std::to_string(reply.http_status)}}}})
+                      .dump()
+                : reply.body,
+            "application/json");
+        break;
+      case ScriptedReply::Kind::kTruncatedJson:
+        res.set_content(full.substr(0, full.size() / 2), "application/json");
+        break;
+      case ScriptedReply::Kind::kDropConnection:
+        res.set_content_provider(full.size(), "application/json",
+                                 [full](size_t offset, size_t, httplib::DataSink& sink) {
+                                   if (offset == 0) sink.write(full.data(), full.size() / 2);
+                                   return false;  // closes the connection mid-body
+                                 });
+        break;
+    }
+  } catch (const std::exception& e) {
+    res.status = 500;
+    res.set_content(json({{"error", {{"message", e.what()}}}}).dump(), "application/json");
+  }
+  --concurrent_;
+}
+
+}  // namespace ks
