@@ -21,6 +21,7 @@ test-python:
 
 test-e2e: all
 	bash tests/e2e/run.sh $(BUILD)/kernelsmith
+	bash tests/e2e/evolve.sh $(BUILD)/kernelsmith
 
 clean:
 	rm -rf $(BUILD)

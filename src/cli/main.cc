@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/eval_command.h"
+#include "cli/evolve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app(
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
 
   ks::EvalCommandOptions eval_options;
   CLI::App* eval = ks::AddEvalCommand(app, eval_options);
+  ks::EvolveCommandOptions evolve_options;
+  CLI::App* evolve = ks::AddEvolveCommand(app, evolve_options);
 
   try {
     app.parse(argc, argv);
@@ -20,5 +23,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;  // usage errors exit 2
   }
   if (eval->parsed()) return ks::RunEvalCommand(eval_options);
+  if (evolve->parsed()) return ks::RunEvolveCommand(evolve_options, *evolve);
   return 2;
 }

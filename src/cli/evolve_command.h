@@ -1,0 +1,40 @@
+// `kernelsmith evolve`: evolutionary search for a faster kernel (docs/evolve.md).
+// Thread-safety: called once from main.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace ks {
+
+struct EvolveCommandOptions {
+  std::string problem_path;
+  std::string seed_kernel;  // empty: the LLM translates the reference first
+  std::string backend;      // empty: triton when a CUDA GPU is visible, else cpu
+  std::string proposer;     // llm | tuner | command; empty: llm with --llm-url, else tuner
+  int rounds = 40;
+  std::string run_dir;  // empty: runs/<problem-stem>-<timestamp>
+  bool resume = false;
+  std::string config_path;  // JSON file; flags win over its keys
+  int islands = 2;
+  int parallel_proposals = 4;
+  int parallel_evals = 1;
+  std::string llm_url;
+  std::string model;
+  std::string api_key_env;
+  std::string command;
+  double command_timeout_s = 600;
+  uint64_t seed = 42;
+  int trials = 5;
+  std::string python;         // default $KS_PYTHON or python3
+  bool summary_only = false;  // hidden: print the run directory's summary from run.db, exit
+};
+
+// Registers the `evolve` subcommand.
+CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& options);
+
+// Runs it. Exit code: 0 a correct candidate was found, 1 none was, 2 usage or input error.
+int RunEvolveCommand(const EvolveCommandOptions& options, const CLI::App& command);
+
+}  // namespace ks

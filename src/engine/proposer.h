@@ -1,0 +1,75 @@
+// Proposer: what the engine asks for a new candidate. Given a parent program with the feedback
+// of its evaluation, inspirations, the reference module and the backend, a proposer returns the
+// full source of a child candidate (or, with no parent, a translation of the reference).
+//
+// Failures are data: a proposer that cannot produce a usable child returns a Status whose
+// message says why (InvalidArgument: the reply could not be used; other codes: the proposer
+// itself failed), and the engine records it and moves on.
+// Thread-safety: Propose may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "archive/program.h"
+#include "core/status.h"
+#include "store/store.h"
+
+namespace ks {
+
+struct ProposalContext {
+  // The parent (a copy; the archive may change meanwhile). Unset: translate the reference.
+  std::optional<Program> parent;
+  std::string parent_status;    // EvalStatusName of the parent's evaluation
+  std::string parent_feedback;  // BuildFeedback text of the parent's evaluation
+  std::vector<Program> inspirations;
+  std::string reference_source;  // the problem file
+  std::string backend;           // "triton", "cuda" or "cpu"
+  int round = 0;
+  int island = 0;
+  int slot = 0;     // index of this proposal within its round
+  int attempt = 0;  // > 0 when the engine asks again after a duplicate
+};
+
+struct Proposal {
+  std::string code;  // the full candidate source
+  std::string description;
+  std::optional<int64_t> llm_call_id;  // the stored call whose completion produced the code
+  ProgramKind kind = ProgramKind::kEvolution;
+};
+
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  virtual Result<Proposal> Propose(const ProposalContext& context) = 0;
+  // Who writes the programs, for the store.
+  virtual ProposerKind kind() const = 0;
+  // True when proposals cost next to nothing, so the engine may ask again after a duplicate.
+  virtual bool cheap() const { return false; }
+  // True when the proposer can translate the reference (context.parent unset).
+  virtual bool can_translate() const { return false; }
+};
+
+// The LLM-free proposer: mutates tunable constants of the parent's EVOLVE-BLOCK
+// (propose/tuner.h), or crosses the parent with an inspiration (`crossover_ratio` of the
+// proposals when an inspiration shares constants). Deterministic for a given seed, round,
+// island and attempt, whatever the thread that runs it.
+class TunerProposer : public Proposer {
+ public:
+  explicit TunerProposer(uint64_t seed, double crossover_ratio = 0.25)
+      : seed_(seed), crossover_ratio_(crossover_ratio) {}
+  Result<Proposal> Propose(const ProposalContext& context) override;
+  ProposerKind kind() const override { return ProposerKind::kTuner; }
+  bool cheap() const override { return true; }
+
+ private:
+  const uint64_t seed_;
+  const double crossover_ratio_;
+};
+
+}  // namespace ks

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end tests of `kernelsmith evolve` on the cpu backend (about a minute on 2 cores).
+# Usage: tests/e2e/evolve.sh path/to/kernelsmith
+set -u
+KS=$(realpath "${1:-build/kernelsmith}")
+cd "$(dirname "$0")/../.."
+data=tests/e2e/data
+problem=examples/colsum/problem.py
+seed=examples/colsum/cpu_seed.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fast="--backend cpu --trials 2 --islands 1"
+
+fail() {
+  echo "FAIL $1"
+  [ -f "${2:-}" ] && sed 's/^/    /' "$2" | tail -40
+  failures=$((failures + 1))
+}
+
+# check NAME EXPECTED_EXIT PATTERN -- command...: exit status and output (extended regex).
+check() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" >"$tmp/out" 2>&1
+  local got=$?
+  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
+    fail "$name: exit $got (want $want)" "$tmp/out"
+  else
+    echo "ok   $name"
+  fi
+}
+
+sql() { sqlite3 "$1/run.db" "$2"; }
+
+# 1. Tuner on the cpu backend: improves over the seed, best.py evaluates ok on its own.
+check tuner-run 0 'best speedup: .*seed 0\.' -- \
+  "$KS" evolve $problem --seed-kernel $seed --rounds 3 --parallel-proposals 2 $fast \
+  --run-dir "$tmp/tuner"
+check tuner-best-evaluates 0 'status +ok' -- "$KS" eval $problem "$tmp/tuner/best.py" --trials 2
+check tuner-summary 0 '"best_speedup": [0-9]' -- cat "$tmp/tuner/summary.json"
+check tuner-improved 0 '^1$' -- python3 -c "import json; s=json.load(open('$tmp/tuner/summary.json')); print(int(s['best_speedup'] > s['seed_speedup']))"
+check tuner-log 0 'new best' -- cat "$tmp/tuner/run.log"
+
+# Usage errors.
+check tuner-needs-seed 2 'needs a seed kernel' -- "$KS" evolve $problem --run-dir "$tmp/noseed"
+check run-dir-taken 2 'already holds a run' -- \
+  "$KS" evolve $problem --seed-kernel $seed --run-dir "$tmp/tuner"
+printf '{"rounds": "three"}' >"$tmp/bad.json"
+check bad-config 2 'wrong type' -- \
+  "$KS" evolve $problem --seed-kernel $seed --config "$tmp/bad.json" --run-dir "$tmp/badcfg"
+
+# 2. LLM-style proposer through --command, replaying prose without code, a diff, a broken
+#    diff, a failing call and a rewrite; each unusable reply is answered once with its reason.
+mkdir -p "$tmp/replay" && cp -r $data/replies "$tmp/replay/"
+printf '{"rounds": 3, "parallel_proposals": 1}' >"$tmp/cmd.json"
+check command-run 0 'best speedup' -- \
+  "$KS" evolve $problem --seed-kernel $seed --config "$tmp/cmd.json" $fast \
+  --command "bash $data/replay.sh $tmp/replay" --run-dir "$tmp/cmd"
+check command-improved 0 '^1$' -- python3 -c "import json; s=json.load(open('$tmp/cmd/summary.json')); print(int(s['best_speedup'] > 2 * s['seed_speedup']))"
+check command-calls-stored 0 '^5$' -- sql "$tmp/cmd" "select count(*) from llm_calls"
+check command-reason-answered 0 'could not be applied: .*no code block' -- \
+  sql "$tmp/cmd" "select request from llm_calls where id = 2"
+check command-unusable-recorded 0 'unusable_reply|proposer_error' -- cat "$tmp/cmd/summary.json"
+
+# 3. kill -9 during a run, then --resume: nothing completed lost, nothing evaluated twice.
+"$KS" evolve $problem --seed-kernel $seed --rounds 6 --parallel-proposals 2 $fast \
+  --run-dir "$tmp/kill" >"$tmp/kill.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do
+  n=$(sql "$tmp/kill" "select count(*) from evaluations" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.5
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+before=$(sql "$tmp/kill" "select program_id from evaluations order by program_id" | tr '\n' ' ')
+check resume-run 0 'best speedup' -- "$KS" evolve $problem --resume --run-dir "$tmp/kill"
+after=$(sql "$tmp/kill" "select program_id from evaluations order by program_id" | tr '\n' ' ')
+lost=0
+for id in $before; do case " $after " in *" $id "*) ;; *) lost=1 ;; esac; done
+if [ -z "$before" ] || [ $lost -ne 0 ]; then fail "resume-kept-evaluations: before [$before] after [$after]"; else echo "ok   resume-kept-evaluations (${before})"; fi
+check resume-no-double 0 '^0$' -- sql "$tmp/kill" \
+  "select count(*) from (select code_hash from programs join evaluations on id = program_id group by code_hash having count(*) > 1)"
+check resume-no-pending 0 '"pending": 0' -- \
+  "$KS" evolve $problem --summary-only --run-dir "$tmp/kill"
+check resume-rounds 0 '"rounds_done": 6' -- cat "$tmp/kill/summary.json"
+
+if [ "$failures" -ne 0 ]; then
+  echo "e2e evolve: $failures failure(s)"
+  exit 1
+fi
+echo "e2e evolve: all passed"
