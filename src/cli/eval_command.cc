@@ -1,11 +1,12 @@
 #include "cli/eval_command.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
-#include <fmt/format.h>
-
+#include "cli/backend_choice.h"
 #include "cli/eval_report.h"
 #include "eval/feedback.h"
 #include "eval/worker_pool.h"
@@ -21,24 +22,6 @@ constexpr int kExitUsage = 2;
 int UsageError(const std::string& message) {
   fmt::print(stderr, "kernelsmith eval: error: {}\n", message);
   return kExitUsage;
-}
-
-// Picks the backend: the requested one if the worker's device can run it, else explains.
-Result<std::string> ResolveBackend(const std::string& requested, const nlohmann::json& hello) {
-  bool cuda = hello.value("cuda_available", false);
-  bool interpret = hello.value("triton_interpret", false);
-  if (requested.empty()) return std::string(cuda ? "triton" : "cpu");
-  if (requested == "triton" && !cuda && !interpret) {
-    return Status::InvalidArgument(
-        "--backend triton needs a CUDA GPU, and the worker sees none. Use --backend cpu, or "
-        "set TRITON_INTERPRET=1 to run Triton kernels in Triton's interpreter on the CPU "
-        "(correctness only; its timings mean nothing).");
-  }
-  if (requested == "cuda" && !cuda) {
-    return Status::InvalidArgument(
-        "--backend cuda needs a CUDA GPU, and the worker sees none. Use --backend cpu.");
-  }
-  return requested;
 }
 
 }  // namespace

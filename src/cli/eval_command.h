@@ -2,25 +2,24 @@
 // Thread-safety: called once from main.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace ks {
 
 struct EvalCommandOptions {
   std::string problem_path;
   std::string candidate_path;
-  std::string backend;           // empty: triton when a CUDA GPU is visible, else cpu
-  std::optional<int> gpu;        // pin the worker to this GPU index; default: not pinned
-  int trials = 5;                // correctness trials
+  std::string backend;     // empty: triton when a CUDA GPU is visible, else cpu
+  std::optional<int> gpu;  // pin the worker to this GPU index; default: not pinned
+  int trials = 5;          // correctness trials
   std::string tolerance = "default";
   uint64_t seed = 42;
-  bool json = false;             // print the EvalResult JSON instead of the report
-  int repeat = 1;                // evaluate this many times in one warm worker
+  bool json = false;  // print the EvalResult JSON instead of the report
+  int repeat = 1;     // evaluate this many times in one warm worker
   bool timing = true;
-  std::string python;            // interpreter for the worker; default $KS_PYTHON or python3
+  std::string python;  // interpreter for the worker; default $KS_PYTHON or python3
 };
 
 // Registers the `eval` subcommand; `run` is set to the function that executes it.

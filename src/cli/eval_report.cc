@@ -30,9 +30,10 @@ std::string FormatEvalReport(const EvalResult& r) {
   out += fmt::format("status     {}{}\n", EvalStatusName(r.status),
                      r.message.empty() ? "" : "  (" + r.message + ")");
   if (auto c = r.stages.find("correctness"); c != r.stages.end() && c->is_object()) {
-    out += fmt::format("correct    {}/{} trials, max abs err {}, max rel err {} (atol={} rtol={})\n",
-                       c->value("passed", 0), c->value("trials", 0), Num(*c, "max_abs_err"),
-                       Num(*c, "max_rel_err"), Num(*c, "atol", "{:g}"), Num(*c, "rtol", "{:g}"));
+    out +=
+        fmt::format("correct    {}/{} trials, max abs err {}, max rel err {} (atol={} rtol={})\n",
+                    c->value("passed", 0), c->value("trials", 0), Num(*c, "max_abs_err"),
+                    Num(*c, "max_rel_err"), Num(*c, "atol", "{:g}"), Num(*c, "rtol", "{:g}"));
   }
   if (r.speedup) {
     out += fmt::format("speedup    {:.3f}x", *r.speedup);
@@ -45,7 +46,7 @@ std::string FormatEvalReport(const EvalResult& r) {
     auto pct = [&](const char* key) {
       auto it = t->find(key);
       return it != t->end() && it->is_number() ? fmt::format("{:.2f}%", 100 * it->get<double>())
-                                                : std::string("-");
+                                               : std::string("-");
     };
     out += fmt::format("reference  {} us/call (cv {}), eager {} us\n", Num(*t, "ref_us", "{:.2f}"),
                        pct("ref_cv"), Num(*t, "ref_eager_us", "{:.2f}"));

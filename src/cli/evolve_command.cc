@@ -3,18 +3,22 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <utility>
+#include <variant>
+#include <vector>
 
+#include "cli/evolve_setup.h"
 #include "core/file.h"
 #include "engine/engine.h"
-#include "engine/llm_proposer.h"
+#include "engine/proposer_factory.h"
 #include "eval/worker_pool.h"
-#include "llm/llm_client.h"
 #include "propose/tuner.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
@@ -24,99 +28,69 @@ namespace {
 
 constexpr int kExitFound = 0;
 constexpr int kExitNotFound = 1;
-constexpr int kExitUsage = 2;
+constexpr int kExitWaiting = 3;
 
-int UsageError(const std::string& message) {
-  fmt::print(stderr, "kernelsmith evolve: error: {}\n", message);
-  return kExitUsage;
-}
+int UsageError(const std::string& message) { return EvolveUsageError(message); }
 
 // The options that live in config files and run.json, by key (flag name without dashes,
 // '-' as '_').
-nlohmann::json ConfigOf(const EvolveCommandOptions& o) {
-  return {{"seed_kernel", o.seed_kernel},
-          {"backend", o.backend},
-          {"proposer", o.proposer},
-          {"rounds", o.rounds},
-          {"islands", o.islands},
-          {"parallel_proposals", o.parallel_proposals},
-          {"parallel_evals", o.parallel_evals},
-          {"llm_url", o.llm_url},
-          {"model", o.model},
-          {"api_key_env", o.api_key_env},
-          {"command", o.command},
-          {"command_timeout", o.command_timeout_s},
-          {"seed", o.seed},
-          {"trials", o.trials},
-          {"python", o.python}};
+using ConfigField = std::variant<std::string*, int*, double*, uint64_t*, std::vector<std::string>*>;
+std::vector<std::pair<std::string, ConfigField>> ConfigFields(EvolveCommandOptions& o) {
+  return {{"seed_kernel", &o.seed_kernel},
+          {"backend", &o.backend},
+          {"proposer", &o.proposer},
+          {"rounds", &o.rounds},
+          {"islands", &o.islands},
+          {"parallel_proposals", &o.parallel_proposals},
+          {"parallel_evals", &o.parallel_evals},
+          {"llm_url", &o.llm_url},
+          {"model", &o.model},
+          {"api_key_env", &o.api_key_env},
+          {"llm", &o.llms},
+          {"command", &o.command},
+          {"command_timeout", &o.command_timeout_s},
+          {"exchange_dir", &o.exchange_dir},
+          {"prompts", &o.prompts_dir},
+          {"migration_interval", &o.migration_interval},
+          {"exploitation", &o.exploitation},
+          {"exploration", &o.exploration},
+          {"random", &o.random},
+          {"tuner_ratio", &o.tuner_ratio},
+          {"seed", &o.seed},
+          {"trials", &o.trials},
+          {"python", &o.python}};
+}
+
+nlohmann::json ConfigOf(EvolveCommandOptions o) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, field] : ConfigFields(o)) {
+    std::visit([&, k = key](auto* value) { j[k] = *value; }, field);
+  }
+  return j;
 }
 
 // Sets the options named in `config` whose flag was not given on the command line.
 Status ApplyConfig(const nlohmann::json& config, const CLI::App& cmd, const std::string& source,
                    EvolveCommandOptions& o) {
   if (!config.is_object()) return Status::InvalidArgument(source + ": expected a JSON object");
-  nlohmann::json known = ConfigOf(o);
-  try {
-    for (const auto& [key, value] : config.items()) {
-      if (!known.contains(key)) {
-        return Status::InvalidArgument(
-            fmt::format("{}: unknown key \"{}\" (known: {})", source, key, known.dump()));
-      }
-      std::string flag = "--" + key;
-      for (char& c : flag) c = c == '_' ? '-' : c;
-      if (cmd.count(flag) > 0) continue;  // flags win
-      known[key] = value;
+  std::vector<std::pair<std::string, ConfigField>> fields = ConfigFields(o);
+  for (const auto& [key, value] : config.items()) {
+    auto field = std::find_if(fields.begin(), fields.end(),
+                              [&, k = key](const auto& f) { return f.first == k; });
+    if (field == fields.end()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: unknown key \"{}\" (known: {})", source, key, ConfigOf(o).dump()));
     }
-    o.seed_kernel = known["seed_kernel"].get<std::string>();
-    o.backend = known["backend"].get<std::string>();
-    o.proposer = known["proposer"].get<std::string>();
-    o.rounds = known["rounds"].get<int>();
-    o.islands = known["islands"].get<int>();
-    o.parallel_proposals = known["parallel_proposals"].get<int>();
-    o.parallel_evals = known["parallel_evals"].get<int>();
-    o.llm_url = known["llm_url"].get<std::string>();
-    o.model = known["model"].get<std::string>();
-    o.api_key_env = known["api_key_env"].get<std::string>();
-    o.command = known["command"].get<std::string>();
-    o.command_timeout_s = known["command_timeout"].get<double>();
-    o.seed = known["seed"].get<uint64_t>();
-    o.trials = known["trials"].get<int>();
-    o.python = known["python"].get<std::string>();
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(source + ": a value has the wrong type: " + e.what());
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (cmd.count(flag) > 0) continue;  // flags win
+    try {
+      std::visit([&](auto* target) { value.get_to(*target); }, field->second);
+    } catch (const nlohmann::json::exception& e) {
+      return Status::InvalidArgument(source + ": \"" + key + "\" has the wrong type: " + e.what());
+    }
   }
   return Status::Ok();
-}
-
-Result<nlohmann::json> ReadJsonFile(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
-  return j;
-}
-
-std::string DefaultRunDir(const std::string& problem_path) {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  return fmt::format("runs/{}-{}", std::filesystem::path(problem_path).stem().string(), stamp);
-}
-
-Result<std::string> ResolveBackend(const std::string& requested, const nlohmann::json& hello) {
-  bool cuda = hello.value("cuda_available", false);
-  bool interpret = hello.value("triton_interpret", false);
-  if (requested.empty()) return std::string(cuda ? "triton" : "cpu");
-  if (requested == "triton" && !cuda && !interpret) {
-    return Status::InvalidArgument(
-        "--backend triton needs a CUDA GPU, and the worker sees none. Use --backend cpu.");
-  }
-  if (requested == "cuda" && !cuda) {
-    return Status::InvalidArgument("--backend cuda needs a CUDA GPU. Use --backend cpu.");
-  }
-  return requested;
 }
 
 }  // namespace
@@ -125,9 +99,9 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "evolve",
       "Evolve a faster kernel for a KernelBench-format problem: propose candidates (LLM, "
-      "tuner or a command), evaluate each, keep the best in a run directory (run.db, best.py, "
-      "summary.json, run.log).\nExit status: 0 a correct candidate was found, 1 none was, 2 "
-      "usage or input error.");
+      "tuner, a command or files), evaluate each, keep the best in a run directory (run.db, "
+      "best.py, summary.json, run.log).\nExit status: 0 a correct candidate was found, 1 none "
+      "was, 2 usage or input error, 3 waiting for answers (--proposer files; then --resume).");
   cmd->add_option("problem", o.problem_path, "Problem file (class Model, get_inputs, ...)")
       ->required();
   cmd->add_option("--seed-kernel", o.seed_kernel,
@@ -136,8 +110,8 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
   cmd->add_option("--backend", o.backend, "triton | cuda | cpu (default: triton with a GPU)")
       ->check(CLI::IsMember({"triton", "cuda", "cpu"}));
   cmd->add_option("--proposer", o.proposer,
-                  "llm | tuner | command (default: llm when --llm-url is given, else tuner)")
-      ->check(CLI::IsMember({"llm", "tuner", "command"}));
+                  "llm | tuner | command | files (default: llm when an LLM is given, else tuner)")
+      ->check(CLI::IsMember({"llm", "tuner", "command", "files"}));
   cmd->add_option("--rounds", o.rounds, "Rounds after the seed")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
@@ -157,6 +131,32 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible base URL, e.g. http://host:8000/v1");
   cmd->add_option("--model", o.model, "Model name for --llm-url");
   cmd->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key");
+  cmd->add_option("--llm", o.llms,
+                  "URL,MODEL[,WEIGHT[,API_KEY_ENV]]: an ensemble member (repeatable; with "
+                  "--llm-url/--model as one more member of weight 1)");
+  cmd->add_option("--prompts", o.prompts_dir,
+                  "Directory of prompt templates overriding prompts/ (DIR/<backend>/*.md)");
+  cmd->add_option("--exchange-dir", o.exchange_dir,
+                  "--proposer files: prompts go to DIR/*.prompt.md, answers are read from "
+                  "DIR/*.answer.md");
+  cmd->add_option("--migration-interval", o.migration_interval,
+                  "Generations between ring migrations (0: none)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--exploitation", o.exploitation, "Parent sampling weight: elites")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--exploration", o.exploration, "Parent sampling weight: diverse cells")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--random", o.random, "Parent sampling weight: any program")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--tuner-ratio", o.tuner_ratio,
+                  "Share of proposals made by the tuner between LLM/command/files proposals "
+                  "(parents with tunable constants only)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--command", o.command,
                   "Proposer command (run by /bin/sh): prompt on stdin, completion on stdout");
   cmd->add_option("--command-timeout", o.command_timeout_s, "Seconds per --command call")
@@ -172,28 +172,6 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       ->group("");  // hidden: used by tests
   return cmd;
 }
-
-namespace {
-
-int PrintStoredSummary(const std::string& run_dir) {
-  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
-  if (!run_json.ok()) return UsageError(run_json.status().message());
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db");
-  if (!store.ok()) return UsageError(store.status().message());
-  std::string run_id = run_json->value("run_id", std::string());
-  Result<RunRecord> run = (*store)->GetRun(run_id);
-  if (!run.ok()) return UsageError(run.status().message());
-  Result<std::vector<ProgramRecord>> pending = (*store)->PendingPrograms(run_id);
-  Result<std::vector<ProgramRecord>> programs = (*store)->ProgramsOfRun(run_id);
-  nlohmann::json out = run->summary;
-  out["status"] = RunStatusName(run->status);
-  out["programs"] = programs.ok() ? programs->size() : 0;
-  out["pending"] = pending.ok() ? pending->size() : 0;
-  fmt::print("{}\n", out.dump(2));
-  return kExitFound;
-}
-
-}  // namespace
 
 int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   EvolveCommandOptions o = flags;
@@ -225,8 +203,31 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     if (!s.ok()) return UsageError(s.message());
   }
   if (o.proposer.empty()) {
-    o.proposer = !o.llm_url.empty() ? "llm" : !o.command.empty() ? "command" : "tuner";
+    o.proposer = !o.llm_url.empty() || !o.llms.empty() ? "llm"
+                 : !o.command.empty()                  ? "command"
+                 : !o.exchange_dir.empty()             ? "files"
+                                                       : "tuner";
   }
+  ProposerSpec spec;
+  spec.kind = o.proposer;
+  if (!o.llm_url.empty() || !o.model.empty()) {
+    if (o.llm_url.empty() || o.model.empty()) {
+      return UsageError("--llm-url and --model go together (or use --llm URL,MODEL)");
+    }
+    spec.llms.push_back({o.llm_url, o.model, 1.0, o.api_key_env});
+  }
+  for (const std::string& text : o.llms) {
+    Result<LlmEndpointSpec> e = ParseLlmEndpointSpec(text);
+    if (!e.ok()) return UsageError(e.status().message());
+    spec.llms.push_back(*e);
+  }
+  spec.max_in_flight = o.parallel_proposals;
+  spec.command = o.command;
+  spec.command_timeout_s = o.command_timeout_s;
+  spec.exchange_dir = o.exchange_dir;
+  spec.prompts_dir = o.prompts_dir;
+  spec.tuner_ratio = o.proposer == "tuner" ? 0 : o.tuner_ratio;
+  spec.seed = o.seed;
   SourceFile seed;
   if (!o.seed_kernel.empty()) {
     Result<SourceFile> loaded = LoadCandidate(o.seed_kernel);
@@ -248,11 +249,14 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
                         "`# ks:tune NAME=[v1, v2, ...]` comments");
     }
   }
-  if (o.proposer == "llm" && (o.llm_url.empty() || o.model.empty())) {
-    return UsageError("--proposer llm needs --llm-url URL and --model NAME");
+  if (o.proposer == "llm" && spec.llms.empty()) {
+    return UsageError("--proposer llm needs --llm-url URL --model NAME (or --llm URL,MODEL)");
   }
   if (o.proposer == "command" && o.command.empty()) {
     return UsageError("--proposer command needs --command 'CMD'");
+  }
+  if (o.proposer == "files" && o.exchange_dir.empty()) {
+    return UsageError("--proposer files needs --exchange-dir DIR");
   }
 
   if (o.run_dir.empty()) o.run_dir = DefaultRunDir(o.problem_path);
@@ -308,31 +312,9 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     (void)(*store)->UpdateRunStatus(run_id, RunStatus::kRunning);
   }
 
-  std::unique_ptr<Proposer> proposer;
-  if (o.proposer == "tuner") {
-    proposer = std::make_unique<TunerProposer>(o.seed);
-  } else {
-    std::shared_ptr<LlmClient> client;
-    LlmProposerOptions lo;
-    lo.run_id = run_id;
-    if (o.proposer == "llm") {
-      OpenAiClientOptions co;
-      co.base_url = o.llm_url;
-      co.model = o.model;
-      co.api_key_env = o.api_key_env;
-      co.max_in_flight = o.parallel_proposals;
-      co.seed = o.seed;
-      Result<std::unique_ptr<OpenAiClient>> c = OpenAiClient::Create(co);
-      if (!c.ok()) return UsageError(c.status().message());
-      client = std::move(*c);
-      lo.model = o.model;
-    } else {
-      client = MakeCommandClient(o.command, o.command_timeout_s);
-      lo.model = "command";
-      lo.kind = ProposerKind::kCommand;
-    }
-    proposer = std::make_unique<LlmProposer>(client, store->get(), lo);
-  }
+  spec.run_id = run_id;
+  Result<std::unique_ptr<Proposer>> proposer = MakeProposer(spec, store->get());
+  if (!proposer.ok()) return UsageError(proposer.status().message());
 
   EngineOptions eo;
   eo.run_id = run_id;
@@ -341,19 +323,24 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   eo.seed_path = seed.path;
   eo.seed_source = seed.source;
   eo.backend = o.backend;
+  eo.hardware = HardwareOf(*hello);
   eo.rounds = o.rounds;
   eo.parallel_proposals = o.parallel_proposals;
   eo.trials = o.trials;
   eo.seed = o.seed;
   eo.archive.num_islands = o.islands;
   eo.archive.seed = o.seed;
-  eo.archive.migration_interval = 5;
+  eo.archive.migration_interval = o.migration_interval;
+  eo.archive.exploitation_ratio = o.exploitation;
+  eo.archive.exploration_ratio = o.exploration;
+  eo.archive.random_ratio = o.random;
+  if (Status v = eo.archive.Validate(); !v.ok()) return UsageError(v.message());
   eo.run_dir = o.run_dir;
   Progress progress(stdout, isatty(fileno(stdout)) != 0, o.run_dir + "/run.log");
   progress.Log(fmt::format("{} {}: {} proposer, backend {}, {} rounds, {} island(s), run dir {}",
                            o.resume ? "resuming" : "starting", run_id, o.proposer, o.backend,
                            o.rounds, o.islands, o.run_dir));
-  Engine engine(eo, store->get(), pool->get(), proposer.get(), &progress);
+  Engine engine(eo, store->get(), pool->get(), proposer->get(), &progress);
   Result<nlohmann::json> summary = engine.Run();
   (*pool)->Shutdown();
   progress.Finish();
@@ -362,8 +349,16 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     fmt::print(stderr, "kernelsmith evolve: error: {}\n", summary.status().message());
     return kExitNotFound;
   }
-  (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFinished);
   const nlohmann::json& s = *summary;
+  if (int waiting = s.value("waiting_answers", 0); waiting > 0) {
+    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kWaiting);
+    fmt::print(
+        "waiting for {} answers in {}: answer the .prompt.md files in .answer.md files, then "
+        "run the same command with --resume\n",
+        waiting, o.exchange_dir);
+    return kExitWaiting;
+  }
+  (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFinished);
   if (s["best_speedup"].is_number()) {
     fmt::print(
         "best speedup: {:.3f}x ({}; seed {})\nbest kernel:  {}/best.py\nsummary:      "

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ks {
 
@@ -12,7 +13,7 @@ struct EvolveCommandOptions {
   std::string problem_path;
   std::string seed_kernel;  // empty: the LLM translates the reference first
   std::string backend;      // empty: triton when a CUDA GPU is visible, else cpu
-  std::string proposer;     // llm | tuner | command; empty: llm with --llm-url, else tuner
+  std::string proposer;     // llm | tuner | command | files; empty: llm with an LLM, else tuner
   int rounds = 40;
   std::string run_dir;  // empty: runs/<problem-stem>-<timestamp>
   bool resume = false;
@@ -23,8 +24,16 @@ struct EvolveCommandOptions {
   std::string llm_url;
   std::string model;
   std::string api_key_env;
+  std::vector<std::string> llms;  // --llm URL,MODEL[,WEIGHT[,API_KEY_ENV]], repeatable
   std::string command;
   double command_timeout_s = 600;
+  std::string exchange_dir;  // --proposer files
+  std::string prompts_dir;   // user prompt templates (DIR/<backend>/*.md)
+  int migration_interval = 5;
+  double exploitation = 0.7;  // parent sampling mix (relative weights)
+  double exploration = 0.2;
+  double random = 0.1;
+  double tuner_ratio = 0;  // share of proposals the tuner makes between LLM calls
   uint64_t seed = 42;
   int trials = 5;
   std::string python;         // default $KS_PYTHON or python3
@@ -34,7 +43,8 @@ struct EvolveCommandOptions {
 // Registers the `evolve` subcommand.
 CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& options);
 
-// Runs it. Exit code: 0 a correct candidate was found, 1 none was, 2 usage or input error.
+// Runs it. Exit code: 0 a correct candidate was found, 1 none was, 2 usage or input error,
+// 3 the files proposer is waiting for answers (the run is stored; resume with --resume).
 int RunEvolveCommand(const EvolveCommandOptions& options, const CLI::App& command);
 
 }  // namespace ks

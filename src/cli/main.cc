@@ -1,13 +1,14 @@
 // kernelsmith: evolutionary, LLM-driven GPU kernel optimization.
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/eval_command.h"
 #include "cli/evolve_command.h"
 
 int main(int argc, char** argv) {
-  CLI::App app(
-      "kernelsmith " KS_VERSION " - evolve faster GPU kernels from PyTorch reference modules.\n"
-      "Run `kernelsmith <command> --help` for a command's options.");
+  CLI::App app("kernelsmith " KS_VERSION
+               " - evolve faster GPU kernels from PyTorch reference modules.\n"
+               "Run `kernelsmith <command> --help` for a command's options.");
   app.require_subcommand(1);
   app.set_version_flag("--version", KS_VERSION);
 
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   CLI::App* eval = ks::AddEvalCommand(app, eval_options);
   ks::EvolveCommandOptions evolve_options;
   CLI::App* evolve = ks::AddEvolveCommand(app, evolve_options);
+  ks::BenchCommandOptions bench_options;
+  CLI::App* bench = ks::AddBenchCommand(app, bench_options);
 
   try {
     app.parse(argc, argv);
@@ -24,5 +27,6 @@ int main(int argc, char** argv) {
   }
   if (eval->parsed()) return ks::RunEvalCommand(eval_options);
   if (evolve->parsed()) return ks::RunEvolveCommand(evolve_options, *evolve);
+  if (bench->parsed()) return ks::RunBenchCommand(bench_options, *bench);
   return 2;
 }

@@ -57,11 +57,21 @@ Result<nlohmann::json> Engine::Run() {
   for (int round = m.round_done + 1; round <= m.options.rounds; ++round) {
     s = m.RunRound(round);
     if (!s.ok()) return s;
+    if (m.waiting > 0) break;  // the round is redone by a resumed run
     m.round_done = round;
     s = m.SaveState();
     if (!s.ok()) return s;
   }
+  if (m.waiting == 0 && !m.outcomes.empty()) {  // taken up by Recover, no round left to run
+    std::vector<EngineOutcome> done;
+    done.swap(m.outcomes);
+    for (const EngineOutcome& outcome : done) {
+      s = m.Integrate(outcome);
+      if (!s.ok()) return s;
+    }
+  }
   nlohmann::json summary = m.Summary();
+  summary["waiting_answers"] = m.waiting;
   s = m.WriteSummary(summary);
   if (!s.ok()) return s;
   if (m.progress != nullptr) m.progress->Finish();
@@ -112,11 +122,15 @@ Status Engine::Impl::RunRound(int round) {
   int children = options.proposals_per_round > 0 ? options.proposals_per_round
                                                  : std::max(islands, options.parallel_proposals);
   std::vector<ProposalContext> contexts;
+  Result<std::vector<ProgramRecord>> stored = store->ProgramsOfRun(options.run_id);
+  if (!stored.ok()) return stored.status();
   for (int j = 0; j < children; ++j) {
     int island = j % islands;
     ProposalContext context;
     context.reference_source = options.problem_source;
     context.backend = options.backend;
+    context.hardware = options.hardware;
+    context.run_id = options.run_id;
     context.round = round;
     context.island = island;
     context.slot = j;
@@ -125,6 +139,7 @@ Status Engine::Impl::RunRound(int round) {
       if (!proposer->can_translate()) continue;  // nothing to mutate on this island yet
     } else {
       context.parent = *choice.program;
+      context.history = HistoryOf(StoreIdOf(choice.program->id), *stored);
       Result<EvaluationRecord> eval = store->GetEvaluation(StoreIdOf(choice.program->id));
       if (eval.ok()) {
         context.parent_status = EvalStatusName(eval->result.status);
@@ -142,6 +157,10 @@ Status Engine::Impl::RunRound(int round) {
   std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
   size_t workers = std::min(contexts.size(), static_cast<size_t>(options.parallel_proposals));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    waiting = 0;
+  }
   for (size_t t = 0; t < workers; ++t) {
     threads.emplace_back([&] {
       for (size_t i = next++; i < contexts.size(); i = next++) ProposeAndSubmit(contexts[i], round);
@@ -149,6 +168,12 @@ Status Engine::Impl::RunRound(int round) {
   }
   for (std::thread& t : threads) t.join();
   WaitForEvaluations();
+  if (waiting > 0) {
+    // Stop before the archive changes: the resumed run samples the same parents and slots,
+    // finds the answers given since, and takes up what was evaluated here.
+    Log(fmt::format("round {}: waiting for {} answer(s); stopping", round, waiting));
+    return Status::Ok();
+  }
 
   std::vector<EngineOutcome> done;
   {
@@ -183,6 +208,15 @@ void Engine::Impl::ProposeAndSubmit(ProposalContext context, int round) {
     }
     UpdateProgress(round);
     Result<Proposal> proposal = proposer->Propose(context);
+    if (!proposal.ok() && IsWaiting(proposal.status())) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        --proposals_in_flight;
+        ++waiting;
+      }
+      Log(fmt::format("round {} slot {}: {}", round, context.slot, proposal.status().message()));
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(mu);
       --proposals_in_flight;
@@ -223,7 +257,7 @@ void Engine::Impl::ProposeAndSubmit(ProposalContext context, int round) {
     program.code_hash = hash;
     program.island = context.island;
     program.generation = context.parent ? context.parent->generation + 1 : 0;
-    program.proposer = proposer->kind();
+    program.proposer = proposal->proposer.value_or(proposer->kind());
     program.kind = context.parent ? proposal->kind : ProgramKind::kTranslation;
     program.llm_call_id = proposal->llm_call_id;
     program.metrics = {{"description", proposal->description}, {"round", round}};

@@ -34,6 +34,8 @@ struct EngineOptions {
   std::string seed_path;  // the seed kernel; empty: the proposer translates the reference
   std::string seed_source;
   std::string backend = "cpu";
+  std::string hardware;            // the evaluating device, shown in prompts; empty: generic
+  int history = 6;                 // earlier attempts shown per proposal (lineage + siblings)
   int rounds = 40;                 // rounds after the seed
   int parallel_proposals = 4;      // proposals in flight at once, >= 1
   int proposals_per_round = 0;     // children per round; 0: max(islands, parallel_proposals)
@@ -61,6 +63,9 @@ class Engine {
 
   // Runs (or resumes: whatever the store already holds for the run is taken up) until
   // `rounds` rounds are done. Returns the summary (also stored and written to summary.json).
+  // When the proposer is waiting for answers (WaitingStatus), the round's answered
+  // candidates are evaluated and stored, the run stops early and the summary's
+  // `waiting_answers` says how many answers are missing; a resumed run redoes that round.
   // Errors are infrastructure failures (store, archive); candidate failures are data.
   Result<nlohmann::json> Run();
 

@@ -53,6 +53,7 @@ struct Engine::Impl {
   int evals_done = 0;
   int proposals_in_flight = 0;
   int duplicates = 0;
+  int waiting = 0;  // proposals of the current round waiting for an answer
   std::map<std::string, int> proposal_failures;  // unusable_reply, proposer_error, store_error
   std::map<std::string, int> eval_failures;      // by EvalStatus name
 
@@ -68,6 +69,9 @@ struct Engine::Impl {
   Status Integrate(const EngineOutcome& outcome);
   void ConsiderBest(const ProgramRecord& program, const EvalResult& result);
   EvalRequest RequestFor(const ProgramRecord& program) const;
+  // Earlier attempts for a proposal from `parent_id`: its lineage, then its latest children.
+  std::vector<AttemptSummary> HistoryOf(const std::string& parent_id,
+                                        const std::vector<ProgramRecord>& programs);
 
   // engine_state.cc
   Status Recover();    // restores the archive and takes up stored programs

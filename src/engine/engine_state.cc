@@ -1,4 +1,5 @@
-// The engine's durable side: resuming from the store, the per-round state, the summary.
+// The engine's durable side: resuming from the store, the per-round state, the summary, and
+// the history of earlier attempts read back for prompts.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,6 +95,10 @@ Status Engine::Impl::Recover() {
     Submit(seed);
   }
   WaitForEvaluations();
+  // Programs of an interrupted round enter the archive with that round's children, after its
+  // parents are sampled from the archive as stored, so the redone round samples the same
+  // parents and slots (a files proposer finds its answers under the same names).
+  if (round_done >= 0) return Status::Ok();
   std::vector<EngineOutcome> done;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -103,11 +108,8 @@ Status Engine::Impl::Recover() {
     Status s = Integrate(outcome);
     if (!s.ok()) return s;
   }
-  if (round_done < 0) {
-    round_done = 0;
-    return SaveState();
-  }
-  return Status::Ok();
+  round_done = 0;
+  return SaveState();
 }
 
 Status Engine::Impl::SaveState() {
@@ -201,6 +203,51 @@ Status Engine::Impl::WriteSummary(const nlohmann::json& summary) {
   if (!s.ok()) return s;
   if (options.run_dir.empty()) return Status::Ok();
   return WriteFileAtomic(options.run_dir + "/summary.json", summary.dump(2) + "\n");
+}
+
+std::vector<AttemptSummary> Engine::Impl::HistoryOf(const std::string& parent_id,
+                                                    const std::vector<ProgramRecord>& programs) {
+  auto describe = [&](const ProgramRecord& p) {
+    AttemptSummary a;
+    a.summary = p.id;
+    if (p.metrics.is_object() && p.metrics.contains("description") &&
+        p.metrics["description"].is_string()) {
+      a.summary += " (" + p.metrics["description"].get<std::string>() + ")";
+    }
+    Result<EvaluationRecord> eval = store->GetEvaluation(p.id);
+    if (!eval.ok()) {
+      a.metrics = "not evaluated";
+    } else if (eval->result.status == EvalStatus::kOk && eval->result.speedup) {
+      a.metrics = fmt::format("ok, speedup {:.3f}x", *eval->result.speedup);
+    } else {
+      a.metrics = EvalStatusName(eval->result.status);
+      if (!eval->result.message.empty()) {
+        a.metrics += ": " + eval->result.message.substr(0, 200);
+      }
+    }
+    return a;
+  };
+  std::map<std::string, const ProgramRecord*> by_id;
+  for (const ProgramRecord& p : programs) by_id[p.id] = &p;
+  size_t half = static_cast<size_t>(std::max(options.history, 0)) / 2;
+  std::vector<AttemptSummary> lineage;  // the parent's ancestors, newest first
+  auto it = by_id.find(parent_id);
+  for (std::string id = it == by_id.end() ? "" : it->second->parent_id;
+       !id.empty() && lineage.size() < half;) {
+    auto found = by_id.find(id);
+    if (found == by_id.end()) break;
+    lineage.push_back(describe(*found->second));
+    id = found->second->parent_id;
+  }
+  std::vector<AttemptSummary> history(lineage.rbegin(), lineage.rend());
+  std::vector<const ProgramRecord*> children;  // earlier attempts from the same parent
+  for (const ProgramRecord& p : programs) {
+    if (p.parent_id == parent_id) children.push_back(&p);
+  }
+  size_t room = static_cast<size_t>(std::max(options.history, 0)) - history.size();
+  size_t first = children.size() > room ? children.size() - room : 0;
+  for (size_t i = first; i < children.size(); ++i) history.push_back(describe(*children[i]));
+  return history;
 }
 
 }  // namespace ks

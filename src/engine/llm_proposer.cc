@@ -2,100 +2,93 @@
 
 #include <fmt/format.h>
 
-#include "core/file.h"
+#include <algorithm>
+
 #include "propose/reply_parser.h"
 #include "task/task.h"
 
 namespace ks {
 namespace {
 
-const char* kDefaultSystem =
-    "You are an expert GPU kernel engineer. You make a PyTorch module faster by writing a "
-    "custom kernel for the {backend} backend. Keep kernel signatures, grid logic and boundary "
-    "masks unless your edit says why; never fall back to PyTorch compute ops in "
-    "ModelNew.forward; the result must match the reference within atol=rtol=1e-2.\n"
-    "Answer with SEARCH/REPLACE diffs of the current program's EVOLVE-BLOCK:\n"
-    "<<<<<<< SEARCH\nexact lines\n=======\nnew lines\n>>>>>>> REPLACE\n"
-    "or with a rewrite of the whole EVOLVE-BLOCK (markers included) in one ```python block.\n";
-
-const char* kDefaultTranslate =
-    "You are an expert GPU kernel engineer. Translate the PyTorch reference below into a "
-    "candidate for the {backend} backend: a complete Python file defining `class ModelNew` with "
-    "the same constructor and forward signature as `Model`, whose computation runs in a custom "
-    "kernel (no PyTorch compute ops in forward). Put the kernel and ModelNew between "
-    "`# EVOLVE-BLOCK-START` and `# EVOLVE-BLOCK-END` lines. Answer with the whole file in one "
-    "```python block.\n";
-
-std::string Template(const LlmProposerOptions& options, const std::string& backend,
-                     const std::string& name, const char* fallback) {
-  std::string t = fallback;
-  if (!options.prompts_dir.empty()) {
-    Result<std::string> text = ReadFile(options.prompts_dir + "/" + backend + "/" + name);
-    if (text.ok()) t = *text;
-  }
-  for (size_t at = t.find("{backend}"); at != std::string::npos; at = t.find("{backend}")) {
-    t.replace(at, 9, backend);
-  }
-  return t;
-}
-
 std::string Metrics(const Program& p) {
   if (p.correct && p.speedup) return fmt::format("correct, speedup {:.3f}x", *p.speedup);
   return p.correct ? "correct" : fmt::format("not correct (fitness {:.3f})", p.fitness);
 }
 
+nlohmann::json RequestJson(const ChatRequest& request) {
+  nlohmann::json messages = nlohmann::json::array();
+  for (const ChatMessage& m : request.messages) {
+    messages.push_back({{"role", m.role}, {"content", m.content}});
+  }
+  return {{"messages", messages},
+          {"params",
+           {{"temperature", request.temperature},
+            {"top_p", request.top_p},
+            {"max_tokens", request.max_tokens}}}};
+}
+
 }  // namespace
 
-std::vector<ChatMessage> BuildProposalMessages(const ProposalContext& c,
-                                               const LlmProposerOptions& options) {
-  if (!c.parent) {
-    return {{"system", Template(options, c.backend, "engine_translate.md", kDefaultTranslate)},
-            {"user", "# Reference (PyTorch)\n```python\n" + c.reference_source + "```\n"}};
+PromptInput BuildPromptInput(const ProposalContext& c) {
+  PromptInput in;
+  in.backend = c.backend;
+  in.hardware = c.hardware;
+  in.reference_code = c.reference_source;
+  if (!c.parent) return in;  // translation
+  in.current_program = c.parent->code;
+  in.current_metrics = Metrics(*c.parent);
+  if (!c.parent_status.empty()) in.current_metrics += " (" + c.parent_status + ")";
+  in.feedback = c.parent_feedback;
+  for (const AttemptSummary& a : c.history) in.history.push_back({a.summary, a.metrics});
+  std::vector<const Program*> top;
+  for (const Program& p : c.inspirations) top.push_back(&p);
+  std::stable_sort(top.begin(), top.end(),
+                   [](const Program* a, const Program* b) { return a->fitness > b->fitness; });
+  for (const Program* p : top) {
+    in.top_programs.push_back({p->code, p->id.substr(0, p->id.find('@')) + ": " + Metrics(*p)});
   }
-  std::string head = "# Reference (PyTorch)\n```python\n" + c.reference_source + "```\n\n";
-  std::string tail = "# Current program (" + Metrics(*c.parent) + ")\n```python\n" +
-                     c.parent->code + "```\n\n# Its evaluation (" + c.parent_status + ")\n" +
-                     c.parent_feedback +
-                     "\n\nPropose one improvement: make it faster while staying correct, or fix "
-                     "the errors above. Change only the EVOLVE-BLOCK.\n";
-  std::string inspirations;
-  for (const Program& p : c.inspirations) {
-    std::string one = "## " + p.id + " (" + Metrics(p) + ")\n```python\n" + p.code + "```\n\n";
-    if (head.size() + inspirations.size() + one.size() + tail.size() > options.max_prompt_chars) {
-      break;
-    }
-    inspirations += one;
-  }
-  if (!inspirations.empty()) inspirations = "# Other programs\n" + inspirations;
-  return {{"system", Template(options, c.backend, "engine_system.md", kDefaultSystem)},
-          {"user", head + inspirations + tail}};
+  return in;
+}
+
+Result<std::unique_ptr<LlmProposer>> LlmProposer::Create(std::shared_ptr<LlmClient> client,
+                                                         Store* store, LlmProposerOptions options) {
+  PromptBuilderOptions bo;
+  bo.template_dir = options.prompts_dir;
+  bo.max_prompt_tokens = options.max_prompt_tokens;
+  Result<PromptBuilder> builder = PromptBuilder::Create(bo);
+  if (!builder.ok()) return builder.status();
+  return std::unique_ptr<LlmProposer>(
+      new LlmProposer(std::move(client), store, std::move(options), std::move(*builder)));
 }
 
 LlmProposer::LlmProposer(std::shared_ptr<LlmClient> client, Store* store,
-                         LlmProposerOptions options)
-    : client_(std::move(client)), store_(store), options_(std::move(options)) {}
+                         LlmProposerOptions options, PromptBuilder builder)
+    : client_(std::move(client)),
+      store_(store),
+      options_(std::move(options)),
+      builder_(std::move(builder)) {}
+
+Result<ChatResponse> LlmProposer::Ask(const ProposalContext&, const ChatRequest& request, int) {
+  return client_->Complete(request);
+}
 
 Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
+  Result<Prompt> prompt = builder_.Build(BuildPromptInput(context));
+  if (!prompt.ok()) return Status::IOError("cannot build the prompt: " + prompt.status().message());
   ChatRequest request;
-  request.messages = BuildProposalMessages(context, options_);
+  request.messages = prompt->Messages();
   request.temperature = options_.temperature;
   request.top_p = options_.top_p;
   request.max_tokens = options_.max_tokens;
   for (int turn = 0; turn < 2; ++turn) {
-    Result<ChatResponse> response = client_->Complete(request);
+    Result<ChatResponse> response = Ask(context, request, turn);
+    if (!response.ok() && IsWaiting(response.status())) return response.status();
     LlmCallRecord call;
     call.run_id = options_.run_id;
     call.model = options_.model;
-    call.endpoint = client_->Endpoint();
-    nlohmann::json messages = nlohmann::json::array();
-    for (const ChatMessage& m : request.messages) {
-      messages.push_back({{"role", m.role}, {"content", m.content}});
-    }
-    call.request = {{"messages", messages},
-                    {"params",
-                     {{"temperature", request.temperature},
-                      {"top_p", request.top_p},
-                      {"max_tokens", request.max_tokens}}}};
+    call.endpoint = Endpoint();
+    call.request = RequestJson(request);
+    if (!prompt->trimmed.empty()) call.request["trimmed"] = prompt->trimmed;
     if (!response.ok()) {
       call.error = response.status().message();
       (void)store_->RecordLlmCall(call);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "core/file.h"
 #include "engine/engine.h"
 #include "llm/llm_client.h"
 #include "llm/test_server.h"
@@ -40,7 +43,9 @@ struct LlmFixture {
     LlmProposerOptions lo;
     lo.run_id = "r";
     lo.model = "m";
-    proposer = std::make_unique<LlmProposer>(client, store.get(), lo);
+    Result<std::unique_ptr<LlmProposer>> created = LlmProposer::Create(client, store.get(), lo);
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    proposer = std::move(*created);
     Program parent;
     parent.id = "p1";
     parent.code = kParent;
@@ -101,7 +106,56 @@ TEST(LlmProposerTest, TranslatesWhenThereIsNoParent) {
   Result<Proposal> p = f.proposer->Propose(f.context);
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->kind, ProgramKind::kTranslation);
-  EXPECT_NE(f.server->requests()[0].body.find("Translate"), std::string::npos);
+  // translate.md of the cpu backend, filled with the reference.
+  nlohmann::json body = nlohmann::json::parse(f.server->requests()[0].body);
+  std::string user = body["messages"][1]["content"];
+  EXPECT_NE(user.find("# Reference module (PyTorch)"), std::string::npos);
+  EXPECT_NE(user.find("class Model: pass"), std::string::npos);
+  EXPECT_EQ(user.find("{{"), std::string::npos);
+}
+
+TEST(LlmProposerTest, PromptFillsTheTemplatesWithHistoryTopProgramsAndHardware) {
+  LlmFixture f;
+  f.context.hardware = "Test CPU (4 cores)";
+  f.context.history = {{"p0 (seed)", "ok, speedup 0.030x"}};
+  Program top;
+  top.id = "p7@i1";
+  top.code = "BLOCK = 128  # top program\n";
+  top.correct = true;
+  top.speedup = 2.5;
+  f.context.inspirations = {top};
+  f.server->Push(ScriptedReply::Completion(
+      "<<<<<<< SEARCH\nBLOCK = 1\n=======\nBLOCK = 64\n>>>>>>> REPLACE\n"));
+  ASSERT_TRUE(f.proposer->Propose(f.context).ok());
+  nlohmann::json body = nlohmann::json::parse(f.server->requests()[0].body);
+  std::string system = body["messages"][0]["content"];
+  std::string user = body["messages"][1]["content"];
+  EXPECT_NE(system.find("on the CPU by writing"), std::string::npos);  // prompts/cpu/system.md
+  EXPECT_NE(system.find("Test CPU (4 cores)"), std::string::npos);
+  EXPECT_NE(system.find("SEARCH"), std::string::npos);  // the output format
+  EXPECT_NE(user.find("ok, speedup 0.030x"), std::string::npos);
+  EXPECT_NE(user.find("BLOCK = 128  # top program"), std::string::npos);
+  EXPECT_NE(user.find("p7: correct, speedup 2.500x"), std::string::npos);
+  EXPECT_NE(user.find("status ok, speedup 0.1x"), std::string::npos);  // feedback
+  EXPECT_EQ(user.find("{{"), std::string::npos);
+}
+
+TEST(LlmProposerTest, UserTemplatesOverrideTheBuiltInOnes) {
+  store_testing::ScratchDir prompts;
+  std::filesystem::create_directories(prompts.File("cpu"));
+  ASSERT_TRUE(
+      WriteFileAtomic(prompts.File("cpu/system.md"), "CUSTOM SYSTEM for {{hardware}}\n").ok());
+  LlmFixture f;
+  LlmProposerOptions lo;
+  lo.run_id = "r";
+  lo.prompts_dir = prompts.path();
+  std::unique_ptr<LlmProposer> proposer =
+      std::move(*LlmProposer::Create(f.client, f.store.get(), lo));
+  f.server->Push(ScriptedReply::Completion(
+      "<<<<<<< SEARCH\nBLOCK = 1\n=======\nBLOCK = 64\n>>>>>>> REPLACE\n"));
+  ASSERT_TRUE(proposer->Propose(f.context).ok());
+  nlohmann::json body = nlohmann::json::parse(f.server->requests()[0].body);
+  EXPECT_EQ(body["messages"][0]["content"], "CUSTOM SYSTEM for the target device\n");
 }
 
 }  // namespace

@@ -22,14 +22,23 @@
 
 namespace ks {
 
+// One earlier attempt shown to the proposer: what it changed and how it did.
+struct AttemptSummary {
+  std::string summary;  // e.g. "tune BLOCK 1→64", "diff", "seed"
+  std::string metrics;  // e.g. "ok, speedup 1.31x" or "compile_error"
+};
+
 struct ProposalContext {
   // The parent (a copy; the archive may change meanwhile). Unset: translate the reference.
   std::optional<Program> parent;
-  std::string parent_status;    // EvalStatusName of the parent's evaluation
-  std::string parent_feedback;  // BuildFeedback text of the parent's evaluation
-  std::vector<Program> inspirations;
-  std::string reference_source;  // the problem file
-  std::string backend;           // "triton", "cuda" or "cpu"
+  std::string parent_status;            // EvalStatusName of the parent's evaluation
+  std::string parent_feedback;          // BuildFeedback text of the parent's evaluation
+  std::vector<AttemptSummary> history;  // the parent's lineage, oldest first, parent excluded
+  std::vector<Program> inspirations;    // top and diverse programs of the island
+  std::string reference_source;         // the problem file
+  std::string backend;                  // "triton", "cuda" or "cpu"
+  std::string hardware;                 // the evaluating device, e.g. "NVIDIA H100 (sm_90)"
+  std::string run_id;                   // the run, for names of files the proposer writes
   int round = 0;
   int island = 0;
   int slot = 0;     // index of this proposal within its round
@@ -41,7 +50,14 @@ struct Proposal {
   std::string description;
   std::optional<int64_t> llm_call_id;  // the stored call whose completion produced the code
   ProgramKind kind = ProgramKind::kEvolution;
+  std::optional<ProposerKind> proposer;  // who wrote it, when not the proposer's kind()
 };
+
+// The status a proposer returns when its answer is not there yet (a person or an outside
+// agent has not written it): the engine evaluates what it has, stores its state and stops;
+// a resumed run asks again. The message says what is awaited and where.
+Status WaitingStatus(std::string message);
+bool IsWaiting(const Status& status);
 
 class Proposer {
  public:
@@ -71,5 +87,12 @@ class TunerProposer : public Proposer {
   const uint64_t seed_;
   const double crossover_ratio_;
 };
+
+// Hands `tuner_ratio` of the proposals whose parent has tunable constants to `tuner` (a cheap
+// local polish between calls of an expensive `main` proposer), the others to `main`.
+// Deterministic for a given seed, round, island and slot.
+std::unique_ptr<Proposer> MakeMixedProposer(std::unique_ptr<Proposer> main,
+                                            std::unique_ptr<Proposer> tuner, double tuner_ratio,
+                                            uint64_t seed);
 
 }  // namespace ks

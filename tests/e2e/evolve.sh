@@ -86,6 +86,35 @@ check resume-no-pending 0 '"pending": 0' -- \
   "$KS" evolve $problem --summary-only --run-dir "$tmp/kill"
 check resume-rounds 0 '"rounds_done": 6' -- cat "$tmp/kill/summary.json"
 
+# 4. Files proposer: the run stores its state and waits for answers (exit 3); an answer file
+#    with a diff, then --resume evaluates it.
+check files-waits 3 'waiting for 1 answers in .*then run the same command with --resume' -- \
+  "$KS" evolve $problem --seed-kernel $seed --proposer files --exchange-dir "$tmp/exchange" \
+  --rounds 1 --parallel-proposals 1 $fast --run-dir "$tmp/files"
+prompt=$(ls "$tmp"/exchange/*.prompt.md 2>/dev/null | head -1)
+check files-prompt 0 'Current program' -- cat "${prompt:-/dev/null}"
+check files-resume-still-waits 3 'waiting for 1 answers' -- \
+  "$KS" evolve $problem --resume --run-dir "$tmp/files"
+block_line=$(grep '^BLOCK = 1 ' $seed)
+printf 'Wider blocks.\n<<<<<<< SEARCH\n%s\n=======\nBLOCK = 512\n>>>>>>> REPLACE\n' \
+  "$block_line" >"${prompt%.prompt.md}.answer.md"
+check files-resume 0 'best speedup' -- "$KS" evolve $problem --resume --run-dir "$tmp/files"
+check files-evaluated 0 '^ok\|1$' -- sql "$tmp/files" \
+  "select e.status, p.code like '%BLOCK = 512%' from programs p join evaluations e on e.program_id = p.id where p.proposer = 'files'"
+check files-call-stored 0 '^files:' -- sql "$tmp/files" "select endpoint from llm_calls"
+
+# 5. Flags: the tuner polishes between command calls (--tuner-ratio 1: it makes them all),
+#    bad --llm specs and sampling ratios are usage errors.
+check tuner-ratio 0 'best speedup' -- "$KS" evolve $problem --seed-kernel $seed --command false \
+  --tuner-ratio 1 --migration-interval 2 --rounds 2 --parallel-proposals 1 $fast \
+  --run-dir "$tmp/mixed"
+check tuner-ratio-programs 0 '^0 [1-9]' -- sql "$tmp/mixed" \
+  "select (select count(*) from llm_calls) || ' ' || (select count(*) from programs where proposer = 'tuner')"
+check llm-spec 2 'expected URL,MODEL' -- \
+  "$KS" evolve $problem --seed-kernel $seed --llm http://127.0.0.1:9/v1 --run-dir "$tmp/llmspec"
+check sampling-ratios 2 'ratio' -- "$KS" evolve $problem --seed-kernel $seed --exploitation 0 \
+  --exploration 0 --random 0 $fast --run-dir "$tmp/ratios"
+
 if [ "$failures" -ne 0 ]; then
   echo "e2e evolve: $failures failure(s)"
   exit 1

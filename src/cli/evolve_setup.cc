@@ -1,0 +1,72 @@
+#include "cli/evolve_setup.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "cli/backend_choice.h"
+#include "core/file.h"
+#include "store/sqlite_store.h"
+
+namespace ks {
+
+int EvolveUsageError(const std::string& message) {
+  fmt::print(stderr, "kernelsmith evolve: error: {}\n", message);
+  return 2;
+}
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
+  return j;
+}
+
+std::string DefaultRunDir(const std::string& problem_path) {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+  return fmt::format("runs/{}-{}", std::filesystem::path(problem_path).stem().string(), stamp);
+}
+
+std::string HardwareOf(const nlohmann::json& hello) {
+  const nlohmann::json device = hello.value("device", nlohmann::json::object());
+  if (!device.is_object()) return "";
+  std::string name = device.value("name", std::string());
+  if (name.empty()) return "";
+  if (device.contains("cc") && device["cc"].is_string()) {
+    std::string cc = device["cc"].get<std::string>();
+    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+    return name + " (sm_" + cc + ")";
+  }
+  if (device.contains("cores") && device["cores"].is_number()) {
+    return fmt::format("{} ({} cores)", name, device["cores"].get<int>());
+  }
+  return name;
+}
+
+int PrintStoredSummary(const std::string& run_dir) {
+  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
+  if (!run_json.ok()) return EvolveUsageError(run_json.status().message());
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db");
+  if (!store.ok()) return EvolveUsageError(store.status().message());
+  std::string run_id = run_json->value("run_id", std::string());
+  Result<RunRecord> run = (*store)->GetRun(run_id);
+  if (!run.ok()) return EvolveUsageError(run.status().message());
+  Result<std::vector<ProgramRecord>> pending = (*store)->PendingPrograms(run_id);
+  Result<std::vector<ProgramRecord>> programs = (*store)->ProgramsOfRun(run_id);
+  nlohmann::json out = run->summary;
+  out["status"] = RunStatusName(run->status);
+  out["programs"] = programs.ok() ? programs->size() : 0;
+  out["pending"] = pending.ok() ? pending->size() : 0;
+  fmt::print("{}\n", out.dump(2));
+  return 0;
+}
+
+}  // namespace ks

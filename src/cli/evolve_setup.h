@@ -1,0 +1,30 @@
+// What `kernelsmith evolve` sets a run up from: JSON files, the default run directory, the
+// backend and hardware the worker reports, and the stored summary of a run directory.
+// Thread-safety: functions only.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/backend_choice.h"
+#include "core/status.h"
+
+namespace ks {
+
+// Prints "kernelsmith evolve: error: MESSAGE" to stderr and returns exit status 2.
+int EvolveUsageError(const std::string& message);
+
+// The JSON object in `path`; InvalidArgument names a file that is not JSON.
+Result<nlohmann::json> ReadJsonFile(const std::string& path);
+
+// runs/<problem-stem>-<YYYYmmdd-HHMMSS>.
+std::string DefaultRunDir(const std::string& problem_path);
+
+// The evaluating device for prompts, from the worker's hello, e.g. "NVIDIA H100 (sm_90)" or
+// "AMD EPYC 7B13 (16 cores)"; empty when the hello does not say.
+std::string HardwareOf(const nlohmann::json& hello);
+
+// Prints the stored summary of the run in `run_dir` with per-status counts; exit status.
+int PrintStoredSummary(const std::string& run_dir);
+
+}  // namespace ks

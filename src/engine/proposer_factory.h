@@ -1,0 +1,47 @@
+// Building the proposer an evolve run asks for: the tuner, an LLM endpoint or a weighted
+// ensemble of them, a user command, or the files exchange; optionally mixed with the tuner as
+// a cheap local polisher (`tuner_ratio`).
+// Thread-safety: functions only; the proposers made are safe as Proposer requires.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "engine/proposer.h"
+#include "store/store.h"
+
+namespace ks {
+
+struct LlmEndpointSpec {
+  std::string url;          // OpenAI-compatible base URL, e.g. http://localhost:8000/v1
+  std::string model;        // model name at that endpoint
+  double weight = 1;        // share of the calls in an ensemble (> 0)
+  std::string api_key_env;  // environment variable holding the key; empty: none
+};
+
+// Parses "URL,MODEL[,WEIGHT[,API_KEY_ENV]]" (the --llm flag). InvalidArgument says what is
+// wrong with `text`.
+Result<LlmEndpointSpec> ParseLlmEndpointSpec(const std::string& text);
+
+struct ProposerSpec {
+  std::string kind = "tuner";         // "tuner", "llm", "command" or "files"
+  std::string run_id;                 // the run the LLM calls are stored under
+  std::vector<LlmEndpointSpec> llms;  // kind llm: one endpoint, or several for an ensemble
+  int max_in_flight = 4;              // requests on the wire per endpoint
+  std::string command;                // kind command: run by /bin/sh
+  double command_timeout_s = 600;
+  std::string exchange_dir;  // kind files: where prompts and answers are exchanged
+  std::string prompts_dir;   // user prompt templates; empty: prompts/ of the source tree
+  int64_t max_prompt_tokens = 32768;
+  double tuner_ratio = 0;  // share of proposals given to the tuner (not for kind tuner)
+  uint64_t seed = 42;
+};
+
+// InvalidArgument for an incomplete spec (e.g. kind llm without endpoints) or a bad template
+// directory; the message names the flag to fix.
+Result<std::unique_ptr<Proposer>> MakeProposer(const ProposerSpec& spec, Store* store);
+
+}  // namespace ks

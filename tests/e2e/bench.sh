@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End-to-end tests of `kernelsmith bench` on the cpu backend with the tuner (under a minute on
+# 2 cores). The suite tests/e2e/suite/level1/ holds one problem with a cpu seed and one without
+# (skipped under the tuner).
+# Usage: tests/e2e/bench.sh path/to/kernelsmith
+set -u
+KS=$(realpath "${1:-build/kernelsmith}")
+cd "$(dirname "$0")/../.."
+suite=tests/e2e/suite
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fast="--backend cpu --trials 2 --islands 1 --parallel-proposals 2"
+
+fail() {
+  echo "FAIL $1"
+  [ -f "${2:-}" ] && sed 's/^/    /' "$2" | tail -40
+  failures=$((failures + 1))
+}
+
+# check NAME EXPECTED_EXIT PATTERN -- command...: exit status and output (extended regex).
+check() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" >"$tmp/out" 2>&1
+  local got=$?
+  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
+    fail "$name: exit $got (want $want)" "$tmp/out"
+  else
+    echo "ok   $name"
+  fi
+}
+
+# 1. A bench of 2 rounds, both problems at once: the table, bench.json with the named metrics.
+check bench-run 0 '^overall +2 +1 +100\.0%' -- \
+  "$KS" bench $suite --rounds 2 --concurrency 2 $fast --run-dir "$tmp/b"
+cp "$tmp/out" "$tmp/bench.out"
+check bench-table 0 '^level1 +2 +1 ' -- cat "$tmp/bench.out"
+check bench-skipped 0 '2_ColSumNoSeed: skipped: no seed kernel' -- cat "$tmp/bench.out"
+check bench-json 0 '^ok$' -- python3 - "$tmp/b/bench.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+names = ["corr", "fast_1.0", "fast_1.2", "fast_1.5", "fast_2.0", "avg_amsr", "geomean_speedup"]
+for group in (b["levels"]["1"], b["overall"]):
+    for n in names:
+        assert n in group and n + "_round1" in group, n
+    assert group["corr"] == 1.0 and group["attempted"] == 1 and group["skipped"] == 1, group
+    assert len(group["series"]) == 3, group["series"]
+rows = {r["name"]: r for r in b["problems"]}
+assert rows["level1/1_ColSum"]["status"] == "finished", rows
+assert rows["level1/1_ColSum"]["best_speedup"] > 0
+assert rows["level1/2_ColSumNoSeed"]["status"] == "skipped"
+assert b["series"]["overall"] == b["overall"]["series"]
+print("ok")
+PY
+check bench-problem-dir 0 'best.py' -- ls "$tmp/b/problems/level1/1_ColSum"
+
+# Usage errors.
+check bench-dir-taken 2 'already holds a bench' -- "$KS" bench $suite $fast --run-dir "$tmp/b"
+check bench-bad-levels 2 'not a level number' -- "$KS" bench $suite --levels 1,x --run-dir "$tmp/x"
+check bench-no-match 2 'no problem matches' -- "$KS" bench $suite --levels 3 --run-dir "$tmp/x"
+
+# 2. Resume: a finished problem is not rerun.
+check bench-resume-finished 0 '1_ColSum: finished, best .*finished earlier' -- \
+  "$KS" bench $suite --resume --run-dir "$tmp/b"
+
+# 3. kill -9 during a problem's run, then --resume: the engine resumes it to the end.
+"$KS" bench $suite --problems '1_*' --rounds 5 $fast --run-dir "$tmp/k" >"$tmp/kill.out" 2>&1 &
+pid=$!
+db="$tmp/k/problems/level1/1_ColSum/run.db"
+for _ in $(seq 1 120); do
+  n=$(sqlite3 "$db" "select count(*) from evaluations" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.5
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+before=$(sqlite3 "$db" "select count(*) from evaluations")
+check bench-resume-killed 0 '1_ColSum: finished, best' -- "$KS" bench $suite --resume --run-dir "$tmp/k"
+check bench-resume-rounds 0 '"rounds_done": 5' -- cat "$tmp/k/problems/level1/1_ColSum/summary.json"
+after=$(sqlite3 "$db" "select count(*) from evaluations")
+if [ "${before:-0}" -lt 1 ] || [ "$after" -lt "$before" ]; then
+  fail "bench-resume-kept: evaluations before $before after $after"
+else
+  echo "ok   bench-resume-kept ($before then $after evaluations)"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "e2e bench: $failures failure(s)"
+  exit 1
+fi
+echo "e2e bench: all passed"
