@@ -1,5 +1,7 @@
 #include "cli/evolve_command.h"
 
+#include "core/config_file.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -118,7 +120,7 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
   cmd->add_option("--run-dir", o.run_dir, "Run directory (default: runs/<problem>-<time>)");
   cmd->add_flag("--resume", o.resume, "Continue the run in --run-dir from its run.db");
   cmd->add_option("--config", o.config_path,
-                  "JSON file of options (keys: flag names with '_' for '-'); flags win");
+                  "YAML (.yaml/.yml) or JSON file of options (keys: flag names with '_' for '-'); flags win");
   cmd->add_option("--islands", o.islands, "Islands of the archive")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
@@ -197,7 +199,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     if (!s.ok()) return UsageError(s.message());
   }
   if (!o.config_path.empty()) {
-    Result<nlohmann::json> config = ReadJsonFile(o.config_path);
+    Result<nlohmann::json> config = ReadConfigFile(o.config_path);
     if (!config.ok()) return UsageError(config.status().message());
     Status s = ApplyConfig(*config, cmd, o.config_path, o);
     if (!s.ok()) return UsageError(s.message());
