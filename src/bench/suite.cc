@@ -10,6 +10,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/file.h"
+#include "task/task.h"
+
 namespace ks {
 namespace {
 
@@ -26,7 +29,9 @@ bool IsProblemFile(const fs::path& p) {
   for (const char* b : kBackends) {
     if (inner == std::string(".") + b) return false;
   }
-  return true;
+  // Scripts beside the problems (a timing script, a generator) define no Model: not problems.
+  Result<std::string> text = ReadFile(p.string());
+  return text.ok() && MissingTopLevelNames(*text, {"Model", "get_inputs"}).empty();
 }
 
 // The KernelBench id: the integer before the first '_' (or -1).

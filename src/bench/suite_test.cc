@@ -19,9 +19,12 @@ class SuiteTest : public ::testing::Test {
     fs::remove_all(root_);
   }
   void TearDown() override { fs::remove_all(root_); }
-  void Touch(const std::string& rel) {
+  // Writes a minimal problem (or, with `text`, that text) at `rel`.
+  void Touch(
+      const std::string& rel,
+      const std::string& text = "class Model:\n    pass\ndef get_inputs():\n    return []\n") {
     fs::create_directories((root_ / rel).parent_path());
-    std::ofstream(root_ / rel) << "# x\n";
+    std::ofstream(root_ / rel) << text;
   }
   std::vector<std::string> Names(const SuiteFilter& filter, const std::string& dir = "") {
     Result<std::vector<SuiteProblem>> got =
@@ -47,6 +50,12 @@ TEST_F(SuiteTest, KernelBenchLayoutOrderedByIdWithSeedsAndPackagesLeftOut) {
   std::vector<std::string> want = {"level1/2_Conv", "level1/10_Matmul", "level2/1_Fused"};
   EXPECT_EQ(Names({}, (root_ / "KernelBench").string()), want);
   EXPECT_EQ(Names({}), want);  // the checkout itself
+}
+
+TEST_F(SuiteTest, ScriptsWithoutModelAreNotProblems) {
+  Touch("time_references.py", "import torch\ndef main():\n    pass\n");
+  Touch("level1/1_A.py");
+  EXPECT_EQ(Names({}), (std::vector<std::string>{"level1/1_A"}));
 }
 
 TEST_F(SuiteTest, UnleveledFilesAreLevelZeroAndFiltersApply) {
