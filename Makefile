@@ -23,6 +23,7 @@ test-e2e: all
 	bash tests/e2e/run.sh $(BUILD)/kernelsmith
 	bash tests/e2e/evolve.sh $(BUILD)/kernelsmith
 	bash tests/e2e/bench.sh $(BUILD)/kernelsmith
+	bash tests/e2e/report.sh $(BUILD)/kernelsmith
 
 clean:
 	rm -rf $(BUILD)

@@ -4,6 +4,7 @@
 #include "cli/bench_command.h"
 #include "cli/eval_command.h"
 #include "cli/evolve_command.h"
+#include "cli/report_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app("kernelsmith " KS_VERSION
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   CLI::App* evolve = ks::AddEvolveCommand(app, evolve_options);
   ks::BenchCommandOptions bench_options;
   CLI::App* bench = ks::AddBenchCommand(app, bench_options);
+  ks::ReportCommandOptions report_options;
+  CLI::App* report = ks::AddReportCommand(app, report_options);
 
   try {
     app.parse(argc, argv);
@@ -28,5 +31,6 @@ int main(int argc, char** argv) {
   if (eval->parsed()) return ks::RunEvalCommand(eval_options);
   if (evolve->parsed()) return ks::RunEvolveCommand(evolve_options, *evolve);
   if (bench->parsed()) return ks::RunBenchCommand(bench_options, *bench);
+  if (report->parsed()) return ks::RunReportCommand(report_options);
   return 2;
 }

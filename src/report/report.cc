@@ -1,0 +1,192 @@
+#include "report/report.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "report/diff.h"
+#include "report/html.h"
+
+namespace ks {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kCss = R"(body{font-family:sans-serif;margin:24px;color:#222;max-width:1150px}
+h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}
+table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:3px 8px;
+text-align:right;font-size:0.9em}th{background:#f0f0f0}td:first-child{text-align:left}
+.charts{display:flex;flex-wrap:wrap;gap:12px}svg.chart{border:1px solid #eee;background:#fff}
+svg .ct{font-size:13px;font-weight:bold}svg .tk{font-size:10px;fill:#555}
+svg .al{font-size:11px}svg .lg{font-size:10px}svg .nd{font-size:12px;fill:#999}
+pre.diff{background:#fafafa;border:1px solid #ddd;padding:6px;font-size:12px;overflow-x:auto}
+pre.diff span{display:block;white-space:pre}.add{background:#e6ffec}.del{background:#ffebe9}
+.muted{color:#777})";
+
+std::optional<double> Opt(const json& j, const std::string& key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+std::string Count(const json& j, const std::string& key) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer()
+             ? std::to_string(j[key].get<int64_t>())
+             : "-";
+}
+
+std::vector<double> Series(const json& g) {
+  std::vector<double> out;
+  if (g.is_object() && g.contains("series") && g["series"].is_array()) {
+    for (const json& v : g["series"]) out.push_back(v.is_number() ? v.get<double>() : 0.0);
+  }
+  return out;
+}
+
+std::string MetricTable(const ReportData& d, const std::string& suffix) {
+  std::vector<std::string> headers(std::begin(kMetricHeaders), std::end(kMetricHeaders));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [name, g] : d.groups) {
+    std::vector<std::string> r = {name, Count(g, "problems"), Count(g, "skipped"),
+                                  Count(g, "correct")};
+    r.push_back(FormatPercent(Opt(g, "corr" + suffix)));
+    for (const char* f : {"fast_1.0", "fast_1.2", "fast_1.5", "fast_2.0"}) {
+      r.push_back(FormatPercent(Opt(g, f + suffix)));
+    }
+    r.push_back(FormatNumber(Opt(g, "avg_amsr" + suffix)));
+    r.push_back(FormatNumber(Opt(g, "geomean_speedup" + suffix)));
+    rows.push_back(std::move(r));
+  }
+  std::string out = HtmlTable(headers, rows);
+  if (d.groups.empty()) out += "<p class=\"muted\">No levels.</p>\n";
+  return out;
+}
+
+std::string StatusCounts(const std::map<std::string, int64_t>& counts) {
+  std::string out;
+  for (const auto& [k, v] : counts) out += (out.empty() ? "" : ", ") + k + " " + std::to_string(v);
+  return out.empty() ? "-" : out;
+}
+
+std::string Curves(const ReportData& d) {
+  std::string out = "<h2>Best speedup versus round</h2>\n<div class=\"charts\">\n";
+  std::vector<ChartSeries> suite;
+  for (const auto& [name, g] : d.groups) suite.push_back({name, Series(g)});
+  ChartOptions o;
+  o.title = d.is_bench ? "suite (mean over attempted problems)" : "run";
+  out += SvgLineChart(suite, o);
+  for (const ProblemReport& p : d.problems) {
+    if (p.status == "skipped") continue;
+    ChartOptions po;
+    po.title = p.name;
+    po.width = 360;
+    po.height = 220;
+    out += SvgLineChart({{p.name, p.series}}, po);
+  }
+  return out + "</div>\n";
+}
+
+std::string ProblemTable(const ReportData& d) {
+  std::vector<std::vector<std::string>> rows;
+  for (const ProblemReport& p : d.problems) {
+    rows.push_back({p.name, p.status + (p.reason.empty() ? "" : ": " + p.reason),
+                    FormatNumber(p.seed_speedup), FormatNumber(p.best_speedup),
+                    p.rounds_to_best >= 0 ? std::to_string(p.rounds_to_best) : "-",
+                    StatusCounts(p.candidates_by_status)});
+  }
+  return "<h2>Problems</h2>\n" + HtmlTable({"problem", "status", "seed speedup", "best speedup",
+                                            "rounds to best", "candidates by status"},
+                                           rows);
+}
+
+std::string Kernels(const ReportData& d) {
+  std::string out = "<h2>Best kernels</h2>\n";
+  int shown = 0;
+  for (const ProblemReport& p : d.problems) {
+    if (p.best_code.empty()) continue;
+    ++shown;
+    out += fmt::format("<h3>{}</h3>\n<p>{} ({}x) against {}</p>\n", HtmlEscape(p.name),
+                       HtmlEscape(p.best_label), HtmlEscape(FormatNumber(p.best_speedup)),
+                       HtmlEscape(p.base_label.empty() ? "nothing" : p.base_label));
+    out += DiffHtml(LineDiff(p.base_code, p.best_code));
+  }
+  if (shown == 0) out += "<p class=\"muted\">No best kernel.</p>\n";
+  return out;
+}
+
+std::string Llm(const ReportData& d) {
+  std::vector<std::vector<std::string>> rows;
+  LlmUsage total;
+  auto row = [](const std::string& name, const LlmUsage& u) {
+    return std::vector<std::string>{
+        name,
+        std::to_string(u.calls),
+        std::to_string(u.errors),
+        std::to_string(u.prompt_tokens),
+        std::to_string(u.completion_tokens),
+        fmt::format("{:.1f}", u.latency_s_total),
+        u.calls > 0 ? fmt::format("{:.2f}", u.latency_s_total / static_cast<double>(u.calls))
+                    : "-"};
+  };
+  for (const ProblemReport& p : d.problems) {
+    rows.push_back(row(p.name, p.llm));
+    total.calls += p.llm.calls;
+    total.errors += p.llm.errors;
+    total.prompt_tokens += p.llm.prompt_tokens;
+    total.completion_tokens += p.llm.completion_tokens;
+    total.latency_s_total += p.llm.latency_s_total;
+  }
+  rows.push_back(row("total", total));
+  return "<h2>LLM usage</h2>\n" +
+         HtmlTable({"problem", "calls", "errors", "prompt tokens", "completion tokens",
+                    "latency total (s)", "latency mean (s)"},
+                   rows);
+}
+
+std::string JsonCell(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string Device(const ReportData& d) {
+  std::string out = "<h2>Device and versions</h2>\n";
+  std::vector<std::vector<std::string>> rows = {{"kernelsmith", d.kernelsmith_version}};
+  for (const auto& [k, v] : d.protocol.items()) rows.push_back({"protocol." + k, JsonCell(v)});
+  for (const auto& [k, v] : d.bench_device.items()) rows.push_back({"worker." + k, JsonCell(v)});
+  out += HtmlTable({"key", "value"}, rows);
+  std::set<std::string> keys;
+  for (const json& dev : d.devices) {
+    for (const auto& [k, v] : dev.items()) keys.insert(k);
+  }
+  std::vector<std::string> headers = {"device (from evaluations)"};
+  headers.insert(headers.end(), keys.begin(), keys.end());
+  std::vector<std::vector<std::string>> dev_rows;
+  for (size_t i = 0; i < d.devices.size(); ++i) {
+    std::vector<std::string> r = {std::to_string(i + 1)};
+    for (const std::string& k : keys) {
+      r.push_back(d.devices[i].contains(k) ? JsonCell(d.devices[i][k]) : "");
+    }
+    dev_rows.push_back(std::move(r));
+  }
+  out += HtmlTable(headers, dev_rows);
+  return out;
+}
+
+}  // namespace
+
+std::string BuildReportHtml(const ReportData& d) {
+  std::string title = std::string("kernelsmith ") + (d.is_bench ? "bench" : "run") + " report";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>" + HtmlEscape(title + ": " + d.run_dir) + "</title>\n";
+  out += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + HtmlEscape(title) + "</h1>\n<p>" + HtmlEscape(d.run_dir) + "</p>\n";
+  for (const std::string& w : d.warnings) {
+    out += "<p class=\"muted\">warning: " + HtmlEscape(w) + "</p>\n";
+  }
+  out += Curves(d);
+  out += "<h2>Metrics after all rounds</h2>\n" + MetricTable(d, "");
+  out += "<h2>Metrics after round 1</h2>\n" + MetricTable(d, "_round1");
+  out += ProblemTable(d);
+  out += Kernels(d);
+  out += Llm(d);
+  out += Device(d);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace ks

@@ -1,0 +1,57 @@
+// What the report shows, read from a run directory: a bench (bench.json and
+// problems/levelN/<stem>/run.db) or a single evolve run (summary.json, run.json and run.db).
+// Thread-safety: functions only.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ks {
+
+struct LlmUsage {
+  int64_t calls = 0;
+  int64_t errors = 0;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  double latency_s_total = 0;
+};
+
+struct ProblemReport {
+  std::string name;  // "level1/19_ReLU" (or the run id of a single run)
+  int level = 0;
+  std::string status;  // finished, skipped, failed, unfinished
+  std::string reason;
+  std::optional<double> seed_speedup;
+  std::optional<double> best_speedup;
+  int rounds_to_best = -1;
+  std::map<std::string, int64_t> candidates_by_status;
+  std::vector<double> series;  // best speedup by round
+  std::string best_code;
+  std::string base_code;   // the seed, or the first correct candidate
+  std::string base_label;  // "seed p00001" / "first correct p00004"; empty: none
+  std::string best_label;
+  LlmUsage llm;
+};
+
+struct ReportData {
+  std::string run_dir;
+  bool is_bench = false;
+  std::string kernelsmith_version;
+  nlohmann::json protocol = nlohmann::json::object();
+  nlohmann::json bench_device = nlohmann::json::object();
+  // Group name ("level1", ..., "overall") → GroupMetricsToJson's object.
+  std::vector<std::pair<std::string, nlohmann::json>> groups;
+  std::vector<ProblemReport> problems;
+  std::vector<nlohmann::json> devices;  // distinct EvalResult.device objects
+  std::vector<std::string> warnings;    // what could not be read
+};
+
+// Reads `run_dir`; InvalidArgument when it holds neither bench.json nor summary.json.
+Result<ReportData> LoadReportData(const std::string& run_dir);
+
+}  // namespace ks

@@ -1,0 +1,127 @@
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include "report/diff.h"
+#include "report/html.h"
+
+namespace ks {
+namespace {
+
+std::string Ops(const std::vector<DiffLine>& d) {
+  std::string s;
+  for (const DiffLine& l : d) s += l.op;
+  return s;
+}
+
+TEST(LineDiffTest, IdenticalTextsKeepEveryLine) {
+  EXPECT_EQ(Ops(LineDiff("a\nb\nc\n", "a\nb\nc\n")), "   ");
+}
+
+TEST(LineDiffTest, ChangedLineIsRemovedThenAdded) {
+  std::vector<DiffLine> d = LineDiff("a\nB = 1\nc", "a\nB = 16\nc");
+  EXPECT_EQ(Ops(d), " -+ ");
+  EXPECT_EQ(d[1].text, "B = 1");
+  EXPECT_EQ(d[2].text, "B = 16");
+}
+
+TEST(LineDiffTest, InsertionsAndDeletionsFollowTheLcs) {
+  EXPECT_EQ(Ops(LineDiff("x\na\nb\nc", "a\nb\ny\nc\nz")), "-  + +");
+  EXPECT_EQ(Ops(LineDiff("", "a\nb")), "++");
+  EXPECT_EQ(Ops(LineDiff("a\nb", "")), "--");
+  EXPECT_TRUE(LineDiff("", "").empty());
+}
+
+TEST(LineDiffTest, FallsBackAboveTheCellLimit) {
+  EXPECT_EQ(Ops(LineDiff("k\na\nb\nk", "k\nb\na\nk", 4)), " --++ ");
+}
+
+TEST(HtmlTest, EscapesEverySpecialCharacter) {
+  EXPECT_EQ(HtmlEscape("a<b && c>\"d'"), "a&lt;b &amp;&amp; c&gt;&quot;d&#39;");
+}
+
+TEST(HtmlTest, TableEscapesCellsAndPadsRows) {
+  std::string t = HtmlTable({"h<1>", "h2"}, {{"<script>"}});
+  EXPECT_NE(t.find("<th>h&lt;1&gt;</th>"), std::string::npos);
+  EXPECT_NE(t.find("<td>&lt;script&gt;</td><td></td>"), std::string::npos);
+  EXPECT_EQ(t.find("<script>"), std::string::npos);
+}
+
+TEST(HtmlTest, DiffBlockEscapesCode) {
+  std::string h = DiffHtml(LineDiff("#include <a>\n", "#include <b> // x & y\n"));
+  EXPECT_NE(h.find("<pre class=\"diff\">"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"del\">-#include &lt;a&gt;</span>"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"add\">+#include &lt;b&gt; // x &amp; y</span>"),
+            std::string::npos);
+}
+
+TEST(SvgTest, CurveWithOnePointIsADot) {
+  ChartOptions o;
+  o.title = "a<b";
+  std::string svg = SvgLineChart({{"p&q", {1.5}}}, o);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("<circle"), std::string::npos);
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+  EXPECT_NE(svg.find("a&lt;b"), std::string::npos);
+  EXPECT_NE(svg.find("p&amp;q"), std::string::npos);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  EXPECT_EQ(svg.find("http"), std::string::npos);
+}
+
+TEST(SvgTest, SeveralPointsMakeOnePolylineWithAxisLabels) {
+  std::string svg = SvgLineChart({{"s", {0, 1, 2.5}}}, ChartOptions{});
+  EXPECT_NE(svg.find("points=\"60.0,235.0 300.0,"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<circle"), std::string::npos);
+  EXPECT_NE(svg.find(">round</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">best speedup</text>"), std::string::npos);
+}
+
+TEST(SvgTest, EmptySeriesSaysNoData) {
+  EXPECT_NE(SvgLineChart({}, ChartOptions{}).find("no data"), std::string::npos);
+  EXPECT_NE(SvgLineChart({{"empty", {}}}, ChartOptions{}).find("no data"), std::string::npos);
+}
+
+TEST(ReportHtmlTest, EmptyLevelsStillGiveAWholePage) {
+  ReportData d;
+  d.run_dir = "runs/<x>";
+  std::string html = BuildReportHtml(d);
+  EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
+  EXPECT_NE(html.find("No levels."), std::string::npos);
+  EXPECT_NE(html.find("<th>fast_1.5</th>"), std::string::npos);
+  EXPECT_NE(html.find("runs/&lt;x&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(ReportHtmlTest, ShowsGroupsProblemsAndEscapedDiff) {
+  ReportData d;
+  d.is_bench = true;
+  d.groups.emplace_back("level1", nlohmann::json{{"problems", 1},
+                                                 {"corr", 1.0},
+                                                 {"geomean_speedup", 1.25},
+                                                 {"corr_round1", 0.0},
+                                                 {"series", {1.0, 1.25}}});
+  ProblemReport p;
+  p.name = "level1/1_A";
+  p.status = "finished";
+  p.best_speedup = 1.25;
+  p.series = {1.0, 1.25};
+  p.candidates_by_status = {{"ok", 2}, {"incorrect", 1}};
+  p.base_code = "x = a < b\n";
+  p.best_code = "x = a && b\n";
+  p.base_label = "seed p1";
+  p.best_label = "best p2";
+  d.problems.push_back(p);
+  d.devices.push_back({{"name", "H100 <sxm>"}, {"torch", "2.5"}});
+  std::string html = BuildReportHtml(d);
+  EXPECT_NE(html.find("<td>level1</td><td>1</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>100.0%</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>1.250</td>"), std::string::npos);
+  EXPECT_NE(html.find("incorrect 1, ok 2"), std::string::npos);
+  EXPECT_NE(html.find("-x = a &lt; b"), std::string::npos);
+  EXPECT_NE(html.find("+x = a &amp;&amp; b"), std::string::npos);
+  EXPECT_NE(html.find("H100 &lt;sxm&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<sxm>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ks
