@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # End-to-end tests of `kernelsmith bench` on the cpu backend with the tuner (under a minute on
-# 2 cores). The suite tests/e2e/suite/level1/ holds one problem with a cpu seed and one without
+# 2 cores). The suite (tests/e2e/make-suite.sh) holds one problem with a cpu seed and one without
 # (skipped under the tuner).
 # Usage: tests/e2e/bench.sh path/to/kernelsmith
 set -u
 KS=$(realpath "${1:-build/kernelsmith}")
 cd "$(dirname "$0")/../.."
-suite=tests/e2e/suite
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+suite=$tmp/suite
+tests/e2e/make-suite.sh "$suite"
 failures=0
 fast="--backend cpu --trials 2 --islands 1 --parallel-proposals 2"
 

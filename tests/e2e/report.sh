@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of `kernelsmith report` on the cpu backend: a one-round bench of
-# tests/e2e/suite (read-only), then the report; the page is self-contained and holds the
+# the suite of tests/e2e/make-suite.sh, then the report; the page is self-contained and holds the
 # curves, metric tables and a diff. With Debian's chromium it is also rendered headless.
 # Usage: tests/e2e/report.sh path/to/kernelsmith
 set -u
@@ -9,10 +9,11 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+tests/e2e/make-suite.sh "$tmp/suite"
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 ok() { echo "ok   $1"; }
 
-if ! "$KS" bench tests/e2e/suite --rounds 1 --backend cpu --trials 2 --islands 1 \
+if ! "$KS" bench "$tmp/suite" --rounds 1 --backend cpu --trials 2 --islands 1 \
   --parallel-proposals 2 --run-dir "$tmp/b" >"$tmp/bench.out" 2>&1; then
   fail "bench"
   tail -20 "$tmp/bench.out"
