@@ -10,27 +10,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 suite=$tmp/suite
 tests/e2e/make-suite.sh "$suite"
-failures=0
 fast="--backend cpu --trials 2 --islands 1 --parallel-proposals 2"
 
-fail() {
-  echo "FAIL $1"
-  [ -f "${2:-}" ] && sed 's/^/    /' "$2" | tail -40
-  failures=$((failures + 1))
-}
-
-# check NAME EXPECTED_EXIT PATTERN -- command...: exit status and output (extended regex).
-check() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
-    fail "$name: exit $got (want $want)" "$tmp/out"
-  else
-    echo "ok   $name"
-  fi
-}
+source tests/e2e/lib.sh
 
 # 1. A bench of 2 rounds, both problems at once: the table, bench.json with the named metrics.
 check bench-run 0 '^overall +2 +1 +100\.0%' -- \

@@ -9,27 +9,9 @@ problem=examples/colsum/problem.py
 seed=examples/colsum/cpu_seed.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
 fast="--backend cpu --trials 2 --islands 1"
 
-fail() {
-  echo "FAIL $1"
-  [ -f "${2:-}" ] && sed 's/^/    /' "$2" | tail -40
-  failures=$((failures + 1))
-}
-
-# check NAME EXPECTED_EXIT PATTERN -- command...: exit status and output (extended regex).
-check() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
-    fail "$name: exit $got (want $want)" "$tmp/out"
-  else
-    echo "ok   $name"
-  fi
-}
+source tests/e2e/lib.sh
 
 sql() { sqlite3 "$1/run.db" "$2"; }
 

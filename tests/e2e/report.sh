@@ -8,10 +8,8 @@ KS=$(realpath "${1:-build/kernelsmith}")
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
+source tests/e2e/lib.sh
 tests/e2e/make-suite.sh "$tmp/suite"
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
-ok() { echo "ok   $1"; }
 
 if ! "$KS" bench "$tmp/suite" --rounds 1 --backend cpu --trials 2 --islands 1 \
   --parallel-proposals 2 --run-dir "$tmp/b" >"$tmp/bench.out" 2>&1; then

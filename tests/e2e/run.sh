@@ -7,23 +7,7 @@ cd "$(dirname "$0")/../.."
 ex=examples/softmax
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-# check NAME EXPECTED_EXIT PATTERN -- command...: runs the command, checks its exit status and
-# that its combined output matches PATTERN (an extended regex).
-check() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
-    echo "FAIL $name: exit $got (want $want), output:"
-    sed 's/^/    /' "$tmp/out" | tail -40
-    failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
+source tests/e2e/lib.sh
 
 check help 0 'eval' -- "$KS" --help
 check eval-help 0 'Exit status' -- "$KS" eval --help
