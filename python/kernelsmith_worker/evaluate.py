@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
-from kernelsmith_worker.audit import AuditInputs, run_audit
+from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.correctness import TOLERANCES, CorrectnessOutcome, run_trials
 from kernelsmith_worker.device import result_device
@@ -78,6 +78,8 @@ class _Evaluation:
     poisoned: bool = False
     timing: dict[str, Any] | None = None
     dev: torch.device = torch.device("cpu")
+    baseline: Candidate | None = None          # request.baseline: timed in place of Model
+    baseline_model: torch.nn.Module | None = None
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -113,6 +115,8 @@ class _Evaluation:
         self.dev = backend.device()
         try:
             problem = ctx.loader.load_problem(req.problem_path, req.problem_source)
+            ctx.guard.watch_problem(problem.module)
+            self._load_baseline(rec)
             thread_baseline = thread_idents()
             checks = CandidateChecks(ctx.guard, thread_baseline, self.dev)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
@@ -135,6 +139,35 @@ class _Evaluation:
         budget = default_budget(self.dev)
         trials = Trials(problem, ref_model, req.seed, self.dev, ctx.cache, budget)
         return problem, candidate, ref_model, CandidateRunner(new_model, self.dev, checks), trials
+
+    def _load_baseline(self, rec: dict[str, Any]) -> None:
+        """Imports request.baseline (an earlier verified candidate). Its failures are not the
+        candidate's: they end the evaluation as infra_error."""
+        req = self.req
+        if req.baseline_path is None:
+            return
+        try:
+            self.baseline = self.ctx.loader.load_candidate(req.baseline_path, req.baseline_source)
+        except LoadError as e:
+            rec["error"] = f"baseline {req.baseline_path}: {e.message}"
+            self.end(rec, False)
+            self.fail("infra_error", rec["error"], e.poisoned)
+            raise _Stop from e
+
+    def _build_baseline(self, init: list[Any], rec: dict[str, Any]) -> None:
+        if self.baseline is None:
+            return
+        try:
+            _manual_seed(self.req.seed)
+            with torch.device(self.dev):
+                model = self.baseline.ModelNew(*init)
+            self.baseline_model = model.to(self.dev)
+        except BaseException as e:  # noqa: BLE001 - baseline code may raise anything
+            rec["error"] = (f"baseline {self.baseline.path}: constructing ModelNew raised "
+                            f"{errors.describe(e)}")
+            self.end(rec, False)
+            self.fail("infra_error", rec["error"], errors.is_cuda_poison(e))
+            raise _Stop from e
 
     def _build_models(self, problem: Problem, candidate: Candidate,
                       rec: dict[str, Any]) -> tuple[torch.nn.Module, torch.nn.Module]:
@@ -166,6 +199,7 @@ class _Evaluation:
             self.end(rec, False)
             self.fail(status, f"{what} {errors.describe(e)}", errors.is_cuda_poison(e))
             raise _Stop from e
+        self._build_baseline(init, rec)
         return ref_model, new_model
 
     def correctness(self, runner: CandidateRunner, trials: Trials) -> CorrectnessOutcome:
@@ -192,7 +226,8 @@ class _Evaluation:
             kernel_names=lambda: backend.kernel_names(candidate.source, self.ctx.recorder),
             source=trials, tolerance=TOLERANCES[self.req.tolerance],
             correct=outcome.status is None, constant_trials=outcome.constant_trials,
-            interpret=self.dev.type == "cpu" and self.req.backend == "triton")
+            interpret=self.dev.type == "cpu" and self.req.backend == "triton",
+            outcome=outcome, candidate_source=candidate.source)
         try:
             record, found = run_audit(inputs)
         except (Hacked, ProblemError):
@@ -215,6 +250,8 @@ class _Evaluation:
         ref_args = clone_args(trials.pristine(0).inputs)
         cand_args = clone_args(trials.pristine(0).inputs)
         model = runner.model
+        if self.baseline_model is not None:
+            ref_model = self.baseline_model  # timed in the reference's place, interleaved
 
         def ref_fn() -> Any:
             with _no_grad():
@@ -240,6 +277,8 @@ class _Evaluation:
         finally:
             self.events.release_lease()
         runner.checks("during timing")
+        if out.get("ok", True) and self._after_timing(runner, cand_args, trials):
+            return
         start = rec.pop("_start", None)
         rec.clear()
         rec.update({k: v for k, v in dict(out).items() if k != "findings"})
@@ -253,6 +292,21 @@ class _Evaluation:
             self.fail("runtime_error", f"timing failed: {why}"[:errors.MESSAGE_CHARS], poisoned)
             return
         self.timing = rec
+
+    def _after_timing(self, runner: CandidateRunner, args: list[Any], trials: Trials) -> bool:
+        """The timed input overwritten with new values must give the new answer (a candidate
+        that stops computing once called repeatedly). True when that failed."""
+        try:
+            found = post_timing_finding(runner, args, trials, TOLERANCES[self.req.tolerance])
+        except (Hacked, ProblemError, EngineGone):
+            raise
+        except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
+            self.fail("runtime_error", f"after timing, ModelNew.forward raised "
+                      f"{errors.describe(e)}", errors.is_cuda_poison(e))
+            return True
+        if found is not None:
+            self.findings.append(found)
+        return found is not None
 
     def run(self) -> None:
         problem, candidate, ref_model, runner, trials = self.load()
@@ -280,6 +334,13 @@ class _Evaluation:
                 break
         t = self.timing or {}
         ok = status == "ok"
+        vs_baseline = None
+        if self.req.baseline_path is not None:
+            if ok:
+                vs_baseline = {"path": self.req.baseline_path, "speedup": t.get("speedup"),
+                               "speedup_ci95": t.get("speedup_ci95"),
+                               "baseline_us": t.get("ref_us"), "cand_us": t.get("cand_us")}
+            t = {}  # timed against the baseline: nothing was timed against the reference
         return {
             "status": status,
             "message": message,
@@ -289,6 +350,7 @@ class _Evaluation:
             "ref_us": t.get("ref_us") if ok else None,
             "cand_us": t.get("cand_us") if ok else None,
             "cv": t.get("cand_cv") if ok else None,
+            "vs_baseline": vs_baseline,
             "findings": self.findings,
             "stages": self.stages,
             "device": result_device(self.dev, self.ctx.gpu_info),

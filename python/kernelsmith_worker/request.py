@@ -22,6 +22,10 @@ class EvalRequest:
     tolerance: str = "default"
     seed: int = 42
     timing: bool = True
+    # Optional: time the candidate against this other candidate (its ModelNew) instead of
+    # the reference; the result then carries `vs_baseline` (docs/protocol.md).
+    baseline_path: str | None = None
+    baseline_source: str | None = None
 
     @classmethod
     def from_message(cls, msg: dict[str, Any]) -> EvalRequest:
@@ -54,5 +58,8 @@ class EvalRequest:
             raise ValueError("`timing` must be a boolean")
         ppath, psrc = file("problem")
         cpath, csrc = file("candidate")
+        bpath, bsrc = file("baseline") if msg.get("baseline") is not None else (None, None)
+        if bpath is not None and not timing:
+            raise ValueError("`baseline` needs `timing`: it only changes what is timed")
         return cls(str(msg.get("id", "")), backend, ppath, psrc, cpath, csrc, trials, tolerance,
-                   seed, timing)
+                   seed, timing, bpath, bsrc)

@@ -18,12 +18,17 @@ def test_defaults_and_fields():
     assert (req.id, req.backend, req.trials, req.tolerance, req.seed, req.timing) == \
         ("9", "cpu", 5, "default", 42, True)
     assert req.problem_source == "x = 1" and req.candidate_path == "c.py"
+    assert req.baseline_path is None and req.baseline_source is None
+    req = EvalRequest.from_message({**BASE, "baseline": {"path": "best.py", "source": "z = 3"}})
+    assert (req.baseline_path, req.baseline_source) == ("best.py", "z = 3")
 
 
 @pytest.mark.parametrize("patch, field", [
     ({"backend": ""}, "backend"), ({"trials": 0}, "trials"), ({"trials": True}, "trials"),
     ({"tolerance": "loose"}, "tolerance"), ({"seed": "1"}, "seed"), ({"timing": 1}, "timing"),
     ({"problem": "p.py"}, "problem"), ({"candidate": {"path": ""}}, "candidate"),
+    ({"baseline": "best.py"}, "baseline"),
+    ({"baseline": {"path": "b.py", "source": "z"}, "timing": False}, "baseline"),
 ])
 def test_invalid_fields_are_named(patch, field):
     with pytest.raises(ValueError, match=field):

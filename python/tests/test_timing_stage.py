@@ -90,3 +90,43 @@ def test_unavailable_timing_is_infra_error(worker_ctx):
     result, _, events = run_eval(worker_ctx, CASES / "cpu_honest.py", timing=True)  # time_pair None
     assert result["status"] == "infra_error" and "cannot time" in result["message"]
     assert "lease:acquire" not in events.log
+
+
+def _with_baseline(candidate: Any, baseline: Any) -> dict[str, Any]:
+    return {"baseline_path": str(baseline), "baseline_source": baseline.read_text()}
+
+
+def test_a_baseline_is_timed_in_the_reference_place(worker_ctx, monkeypatch):
+    timed: list[tuple[Any, Any]] = []
+    time_pair, _ = fake_time_pair()
+
+    def recording(ref_fn, cand_fn, **kw):
+        timed.append((ref_fn(), cand_fn()))
+        return time_pair(ref_fn, cand_fn, **kw)
+
+    monkeypatch.setattr(worker_ctx, "time_pair", recording)
+    baseline = CASES / "cpu_linear.py"
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py", problem=CASES / "problem_linear.py",
+                            timing=True, **_with_baseline(None, baseline))
+    assert result["status"] == "ok", result["message"]
+    # Timed against the baseline: vs_baseline holds the figures, nothing is vs the reference.
+    assert result["vs_baseline"] == {"path": str(baseline), "speedup": 2.0,
+                                     "speedup_ci95": [1.9, 2.1], "baseline_us": 10.0,
+                                     "cand_us": 5.0}
+    assert result["speedup"] is None and result["ref_us"] is None
+    # The baseline's ModelNew ran in the reference's place, built with the same seed.
+    base_out, cand_out = timed[0]
+    assert torch.equal(base_out, cand_out)
+    assert result["stages"]["correctness"]["passed"] == 5  # correctness is still vs Model
+
+
+def test_a_baseline_that_does_not_load_is_an_infra_error(worker_ctx, monkeypatch, tmp_path):
+    time_pair, calls = fake_time_pair()
+    monkeypatch.setattr(worker_ctx, "time_pair", time_pair)
+    broken = tmp_path / "best.py"
+    broken.write_text("def oops(:\n")
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py", problem=CASES / "problem_linear.py",
+                            timing=True, **_with_baseline(None, broken))
+    assert result["status"] == "infra_error"
+    assert f"baseline {broken}" in result["message"]
+    assert result["vs_baseline"] is None and not calls

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "cli/backend_choice.h"
 #include "cli/eval_report.h"
@@ -58,6 +59,11 @@ CLI::App* AddEvalCommand(CLI::App& app, EvalCommandOptions& o) {
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   cmd->add_flag("!--no-timing", o.timing, "Skip the timing stage (correctness and audit only)");
+  cmd->add_option("--baseline", o.baseline_path,
+                  "Time the candidate against this other candidate (a file with ModelNew, e.g. "
+                  "your current best) instead of the reference, interleaved in one worker; "
+                  "prints the speedup over it")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--python", o.python,
                   "Python interpreter with torch for the worker (default: $KS_PYTHON or python3)");
   return cmd;
@@ -68,6 +74,13 @@ int RunEvalCommand(const EvalCommandOptions& o) {
   if (!problem.ok()) return UsageError(problem.status().message());
   Result<SourceFile> candidate = LoadCandidate(o.candidate_path);
   if (!candidate.ok()) return UsageError(candidate.status().message());
+  std::optional<SourceFile> baseline;
+  if (!o.baseline_path.empty()) {
+    if (!o.timing) return UsageError("--baseline only changes what is timed: drop --no-timing");
+    Result<SourceFile> b = LoadCandidate(o.baseline_path);
+    if (!b.ok()) return UsageError("--baseline: " + b.status().message());
+    baseline = *b;
+  }
 
   WorkerPoolOptions pool_options;
   if (!o.python.empty()) {
@@ -97,6 +110,10 @@ int RunEvalCommand(const EvalCommandOptions& o) {
   request.tolerance = o.tolerance;
   request.seed = o.seed;
   request.timing = o.timing;
+  if (baseline) {
+    request.baseline_path = baseline->path;
+    request.baseline_source = baseline->source;
+  }
 
   int exit_code = kExitOk;
   for (int i = 0; i < o.repeat; ++i) {

@@ -19,6 +19,7 @@ struct EvalCommandOptions {
   bool json = false;  // print the EvalResult JSON instead of the report
   int repeat = 1;     // evaluate this many times in one warm worker
   bool timing = true;
+  std::string baseline_path;  // time against this candidate instead of the reference
   std::string python;  // interpreter for the worker; default $KS_PYTHON or python3
 };
 

@@ -42,14 +42,23 @@ std::string FormatEvalReport(const EvalResult& r) {
     }
     out += "\n";
   }
+  if (r.vs_baseline) {
+    const BaselineComparison& b = *r.vs_baseline;
+    out += fmt::format("vs {}  {:.3f}x", b.path, b.speedup);
+    if (b.speedup_ci_lo && b.speedup_ci_hi) {
+      out += fmt::format("  (95% CI {:.3f}-{:.3f})", *b.speedup_ci_lo, *b.speedup_ci_hi);
+    }
+    out += "  (timed against it instead of the reference)\n";
+  }
+  const char* timed_against = r.vs_baseline ? "baseline " : "reference";
   if (auto t = r.stages.find("timing"); t != r.stages.end() && t->is_object()) {
     auto pct = [&](const char* key) {
       auto it = t->find(key);
       return it != t->end() && it->is_number() ? fmt::format("{:.2f}%", 100 * it->get<double>())
                                                : std::string("-");
     };
-    out += fmt::format("reference  {} us/call (cv {}), eager {} us\n", Num(*t, "ref_us", "{:.2f}"),
-                       pct("ref_cv"), Num(*t, "ref_eager_us", "{:.2f}"));
+    out += fmt::format("{}  {} us/call (cv {}), eager {} us\n", timed_against,
+                       Num(*t, "ref_us", "{:.2f}"), pct("ref_cv"), Num(*t, "ref_eager_us", "{:.2f}"));
     out += fmt::format("candidate  {} us/call (cv {})\n", Num(*t, "cand_us", "{:.2f}"),
                        pct("cand_cv"));
     out += fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",

@@ -55,6 +55,24 @@ Result<EvalStatus> ParseEvalStatus(const std::string& name) {
   return Status::InvalidArgument("unknown evaluation status '" + name + "'");
 }
 
+namespace {
+
+nlohmann::json CiJson(const std::optional<double>& lo, const std::optional<double>& hi) {
+  return lo && hi ? nlohmann::json::array({*lo, *hi}) : nlohmann::json(nullptr);
+}
+
+// Reads "speedup_ci95": [lo, hi] of `j` when it is a pair of numbers.
+void ReadCi(const nlohmann::json& j, std::optional<double>* lo, std::optional<double>* hi) {
+  auto ci = j.find("speedup_ci95");
+  if (ci != j.end() && ci->is_array() && ci->size() == 2 && (*ci)[0].is_number() &&
+      (*ci)[1].is_number()) {
+    *lo = (*ci)[0].get<double>();
+    *hi = (*ci)[1].get<double>();
+  }
+}
+
+}  // namespace
+
 nlohmann::json EvalResult::ToJson() const {
   nlohmann::json j;
   j["schema_version"] = kEvalResultSchemaVersion;
@@ -64,12 +82,19 @@ nlohmann::json EvalResult::ToJson() const {
   j["problem"] = {{"path", problem.path}, {"sha256", problem.sha256}};
   j["candidate"] = {{"path", candidate.path}, {"sha256", candidate.sha256}};
   j["speedup"] = OptionalNumber(speedup);
-  j["speedup_ci95"] = (speedup_ci_lo && speedup_ci_hi)
-                          ? nlohmann::json::array({*speedup_ci_lo, *speedup_ci_hi})
-                          : nlohmann::json(nullptr);
+  j["speedup_ci95"] = CiJson(speedup_ci_lo, speedup_ci_hi);
   j["ref_us"] = OptionalNumber(ref_us);
   j["cand_us"] = OptionalNumber(cand_us);
   j["cv"] = OptionalNumber(cv);
+  j["vs_baseline"] = nullptr;
+  if (vs_baseline) {
+    const BaselineComparison& b = *vs_baseline;
+    j["vs_baseline"] = {{"path", b.path},
+                        {"speedup", b.speedup},
+                        {"speedup_ci95", CiJson(b.speedup_ci_lo, b.speedup_ci_hi)},
+                        {"baseline_us", OptionalNumber(b.baseline_us)},
+                        {"cand_us", OptionalNumber(b.cand_us)}};
+  }
   j["findings"] = nlohmann::json::array();
   for (const Finding& f : findings) {
     j["findings"].push_back({{"kind", f.kind}, {"detail", f.detail}, {"severity", f.severity}});
@@ -102,10 +127,17 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   r.ref_us = NumberOrNull(j, "ref_us");
   r.cand_us = NumberOrNull(j, "cand_us");
   r.cv = NumberOrNull(j, "cv");
-  if (auto ci = j.find("speedup_ci95"); ci != j.end() && ci->is_array() && ci->size() == 2 &&
-                                        (*ci)[0].is_number() && (*ci)[1].is_number()) {
-    r.speedup_ci_lo = (*ci)[0].get<double>();
-    r.speedup_ci_hi = (*ci)[1].get<double>();
+  ReadCi(j, &r.speedup_ci_lo, &r.speedup_ci_hi);
+  if (auto b = j.find("vs_baseline"); b != j.end() && b->is_object()) {
+    std::optional<double> speedup = NumberOrNull(*b, "speedup");
+    if (!speedup) return Status::Protocol("result field 'vs_baseline' has no number 'speedup'");
+    BaselineComparison c;
+    c.path = StringOr(*b, "path");
+    c.speedup = *speedup;
+    ReadCi(*b, &c.speedup_ci_lo, &c.speedup_ci_hi);
+    c.baseline_us = NumberOrNull(*b, "baseline_us");
+    c.cand_us = NumberOrNull(*b, "cand_us");
+    r.vs_baseline = c;
   }
   if (auto fs = j.find("findings"); fs != j.end() && fs->is_array()) {
     for (const auto& f : *fs) {

@@ -44,6 +44,17 @@ struct FileIdentity {
   std::string sha256;
 };
 
+// The candidate timed against a baseline candidate instead of the reference (a request with
+// `baseline_source`): both in the same worker, interleaved.
+struct BaselineComparison {
+  std::string path;
+  double speedup = 0;  // baseline time / candidate time: > 1 means the candidate is faster
+  std::optional<double> speedup_ci_lo;
+  std::optional<double> speedup_ci_hi;
+  std::optional<double> baseline_us;
+  std::optional<double> cand_us;
+};
+
 struct EvalResult {
   EvalStatus status = EvalStatus::kInfraError;
   std::string message;  // one line: why the status is what it is; empty for ok
@@ -56,6 +67,7 @@ struct EvalResult {
   std::optional<double> ref_us;
   std::optional<double> cand_us;
   std::optional<double> cv;
+  std::optional<BaselineComparison> vs_baseline;  // only for requests with a baseline
   std::vector<Finding> findings;
   nlohmann::json stages = nlohmann::json::object();
   nlohmann::json device = nlohmann::json::object();

@@ -32,6 +32,27 @@ TEST(EvalResultTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->ToJson(), j);
 }
 
+TEST(EvalResultTest, BaselineComparisonRoundTrips) {
+  Result<EvalResult> r = EvalResult::FromJson(
+      {{"status", "ok"},
+       {"speedup", nullptr},
+       {"vs_baseline",
+        {{"path", "p7.py"}, {"speedup", 1.03}, {"speedup_ci95", {1.02, 1.04}},
+         {"baseline_us", 10.3}, {"cand_us", 10.0}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->vs_baseline.has_value());
+  EXPECT_EQ(r->vs_baseline->path, "p7.py");
+  EXPECT_DOUBLE_EQ(r->vs_baseline->speedup, 1.03);
+  EXPECT_DOUBLE_EQ(*r->vs_baseline->speedup_ci_lo, 1.02);
+  EXPECT_DOUBLE_EQ(*r->vs_baseline->cand_us, 10.0);
+  Result<EvalResult> back = EvalResult::FromJson(r->ToJson());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->ToJson(), r->ToJson());
+  EXPECT_TRUE(EvalResult::FromJson({{"status", "ok"}})->ToJson()["vs_baseline"].is_null());
+  // A comparison without its speedup is not silently dropped.
+  EXPECT_FALSE(EvalResult::FromJson({{"status", "ok"}, {"vs_baseline", {{"path", "x"}}}}).ok());
+}
+
 TEST(EvalResultTest, MissingOrUnknownStatusIsAProtocolError) {
   Result<EvalResult> r = EvalResult::FromJson({{"speedup", 1.0}});
   ASSERT_FALSE(r.ok());

@@ -138,6 +138,10 @@ std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id)
       {"problem", {{"path", request.problem_path}, {"source", request.problem_source}}},
       {"candidate", {{"path", request.candidate_path}, {"source", request.candidate_source}}},
   };
+  if (!request.baseline_source.empty()) {
+    j["baseline"] = {{"path", request.baseline_path.empty() ? "baseline.py" : request.baseline_path},
+                     {"source", request.baseline_source}};
+  }
   return ToLine(j);
 }
 

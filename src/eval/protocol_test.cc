@@ -77,6 +77,12 @@ TEST(ProtocolTest, EncodesEvalRequest) {
   EXPECT_EQ(j["problem"]["path"], "p.py");
   EXPECT_EQ(j["problem"]["source"], "x = 1\n");
   EXPECT_EQ(j["candidate"]["source"], "bad \xEF\xBF\xBD byte");
+  EXPECT_FALSE(j.contains("baseline"));  // only when asked for
+  r.timing = true;
+  r.baseline_path = "p3.py";
+  r.baseline_source = "class ModelNew: pass\n";
+  j = json::parse(EncodeEvalRequest(r, "18"));
+  EXPECT_EQ(j["baseline"], json({{"path", "p3.py"}, {"source", "class ModelNew: pass\n"}}));
 }
 
 TEST(ProtocolTest, EncodesControlMessages) {

@@ -24,6 +24,11 @@ struct EvalRequest {
   std::string tolerance = "default";  // "default" (1e-2) or "strict" (1e-4)
   uint64_t seed = 42;
   bool timing = true;            // false: skip the timing stage
+  // When set, the timing stage measures the candidate against this other candidate (its
+  // ModelNew, e.g. the incumbent best) interleaved in the same worker, instead of against
+  // the reference; the result's `vs_baseline` holds it and `speedup` stays empty.
+  std::string baseline_path;
+  std::string baseline_source;
 };
 
 class Runner {

@@ -32,6 +32,12 @@ check candidate-without-modelnew 2 'problem.py.*`ModelNew`' -- \
 check bad-flag 2 'backend' -- "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend tpu
 check repeat 0 'evaluation 2/2' -- \
   "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --repeat 2 --trials 2
+check baseline-duel 0 'vs .*cpu_candidate.py +[0-9.]+x .*timed against it' -- \
+  "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --trials 2 \
+  --baseline $ex/cpu_candidate.py
+check baseline-needs-timing 2 'drop --no-timing' -- \
+  "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --no-timing \
+  --baseline $ex/cpu_candidate.py
 
 if [ "$failures" -ne 0 ]; then
   echo "e2e: $failures failure(s)"
