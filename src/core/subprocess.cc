@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +90,81 @@ ExitStatus FromWaitStatus(int status) {
   return e;
 }
 
+// The program `argv0` names: itself if it contains '/', else the first executable match in
+// $PATH. Empty when there is none.
+std::string ResolveProgram(const std::string& argv0) {
+  if (argv0.find('/') != std::string::npos) return argv0;
+  const char* path = getenv("PATH");
+  std::string_view dirs = path != nullptr && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + argv0;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+// What a child that failed between fork and exec reports through its error pipe.
+struct ChildFailure {
+  int err = 0;
+  char step[96] = {};
+};
+
+// The forked child: fds, signals, process group, cwd, `setup`, then exec. Never returns.
+// Only async-signal-safe calls.
+[[noreturn]] void RunChild(const std::vector<std::pair<int, int>>& child_ends, const char* cwd,
+                           const ChildSetup* setup, int first_free, int error_fd,
+                           const char* program, char* const* argv, char* const* envp) {
+  ChildFailure failure;
+  auto fail = [&](const char* step) {
+    failure.err = errno;
+    size_t n = 0;
+    for (; step[n] != '\0' && n + 1 < sizeof(failure.step); ++n) failure.step[n] = step[n];
+    ssize_t ignored = write(error_fd, &failure, sizeof(failure));
+    (void)ignored;
+    _exit(127);
+  };
+  setpgid(0, 0);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);  // fails for KILL/STOP
+  sigset_t empty_mask;
+  sigemptyset(&empty_mask);
+  sigprocmask(SIG_SETMASK, &empty_mask, nullptr);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull < 0) fail("open /dev/null");
+  if (devnull != 0) {
+    if (dup2(devnull, 0) < 0) fail("dup2 stdin");
+    close(devnull);
+  }
+  for (const auto& [target, fd] : child_ends) {
+    if (dup2(fd, target) < 0) fail("dup2");
+  }
+  if (cwd[0] != '\0' && chdir(cwd) != 0) fail("chdir");
+  if (setup != nullptr) {
+    const char* step = "setup";
+    int err = setup->Apply(&step);
+    if (err != 0) {
+      errno = err;
+      fail(step);
+    }
+  }
+  // Everything above the mapped fds goes, except the error pipe (close-on-exec).
+  if (error_fd > first_free) close_range(static_cast<unsigned>(first_free),
+                                         static_cast<unsigned>(error_fd - 1), 0);
+  close_range(static_cast<unsigned>(error_fd + 1), ~0U, 0);
+  execve(program, argv, envp);
+  fail("exec");
+  _exit(127);  // not reached
+}
+
 }  // namespace
 
 std::string SignalName(int sig) {
@@ -100,6 +176,56 @@ std::string SignalName(int sig) {
 std::string ExitStatus::ToString() const {
   if (signaled) return "signal " + SignalName(signal);
   return "exit code " + std::to_string(code);
+}
+
+Result<pid_t> Subprocess::ForkExec(const SubprocessOptions& options,
+                                   const std::vector<std::pair<int, int>>& child_ends,
+                                   int first_free, char* const* argv, char* const* envp) {
+  const std::string where = options.cwd.empty() ? "" : " in directory '" + options.cwd + "'";
+  const std::string program = ResolveProgram(options.argv[0]);
+  if (program.empty()) {
+    return Status::IOError("cannot start '" + options.argv[0] + "'" + where + ": " +
+                           ErrnoText(ENOENT) + " (is it installed and on PATH?)");
+  }
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    return Status::IOError("cannot create a pipe for a subprocess: " + ErrnoText(errno));
+  }
+  // Above every fd the child maps, so its dup2 sequence cannot clobber it.
+  Result<int> error_fd = MoveAbove(error_pipe[1], first_free);
+  if (!error_fd.ok()) {
+    close(error_pipe[0]);
+    return error_fd.status();
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    RunChild(child_ends, options.cwd.c_str(), options.child_setup, first_free, *error_fd,
+             program.c_str(), argv, envp);
+  }
+  const int fork_err = errno;
+  close(*error_fd);
+  if (pid < 0) {
+    close(error_pipe[0]);
+    return Status::IOError("cannot start '" + options.argv[0] + "': fork failed: " +
+                           ErrnoText(fork_err));
+  }
+  setpgid(pid, pid);  // also in the child; whichever runs first wins, both agree
+  ChildFailure failure;
+  ssize_t n;
+  do {
+    n = read(error_pipe[0], &failure, sizeof(failure));
+  } while (n < 0 && errno == EINTR);
+  close(error_pipe[0]);
+  if (n <= 0) return pid;  // EOF: exec succeeded
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  failure.step[sizeof(failure.step) - 1] = '\0';
+  return Status::IOError("cannot start '" + options.argv[0] + "'" + where + ": " +
+                         failure.step + " failed: " + ErrnoText(failure.err) +
+                         (std::string_view(failure.step) == "exec"
+                              ? " (is it installed and executable?)"
+                              : ""));
 }
 
 Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SubprocessOptions& options) {
@@ -150,6 +276,17 @@ Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SubprocessOptions& o
   }
   if (!s.ok()) return s;
 
+  std::vector<std::string> argv_storage = options.argv;
+  std::vector<char*> argv = CStrings(argv_storage);
+  std::vector<std::string> env_storage = BuildEnvironment(options.env);
+  std::vector<char*> envp = CStrings(env_storage);
+  if (options.child_setup != nullptr) {
+    Result<pid_t> pid = ForkExec(options, child_ends, first_free, argv.data(), envp.data());
+    if (!pid.ok()) return pid.status();
+    proc->pid_ = *pid;
+    return proc;
+  }
+
   SpawnAttr attr;
   sigset_t empty_mask, default_signals;
   sigemptyset(&empty_mask);
@@ -172,11 +309,6 @@ Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SubprocessOptions& o
     posix_spawn_file_actions_addchdir_np(&actions.actions, options.cwd.c_str());
   }
   posix_spawn_file_actions_addclosefrom_np(&actions.actions, first_free);
-
-  std::vector<std::string> argv_storage = options.argv;
-  std::vector<char*> argv = CStrings(argv_storage);
-  std::vector<std::string> env_storage = BuildEnvironment(options.env);
-  std::vector<char*> envp = CStrings(env_storage);
 
   pid_t pid = -1;
   int err = posix_spawnp(&pid, argv[0], &actions.actions, &attr.attr, argv.data(), envp.data());

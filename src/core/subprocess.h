@@ -38,6 +38,18 @@ struct ExitStatus {
 // "SIGSEGV", "SIGKILL", ...; "signal 42" for one without a name.
 std::string SignalName(int sig);
 
+// Work done in the child between fork and exec, e.g. sandboxing (src/sandbox). Prepared in the
+// parent; Apply runs in the forked child, which may only make async-signal-safe calls there (no
+// allocation, no locks, no stdio).
+class ChildSetup {
+ public:
+  virtual ~ChildSetup() = default;
+  // Runs in the child after its fds, process group and working directory are in place and
+  // before exec. Returns 0, or an errno value with *step set to a string literal naming what
+  // failed (e.g. "setrlimit RLIMIT_CPU"); Spawn then fails with an IOError that names both.
+  virtual int Apply(const char** step) const noexcept = 0;
+};
+
 struct SubprocessOptions {
   // Program and arguments. argv[0] is looked up in the parent's PATH unless it contains '/'.
   std::vector<std::string> argv;
@@ -49,6 +61,9 @@ struct SubprocessOptions {
   std::vector<int> child_read_fds;
   // Child fd numbers (>= 3) the child writes to; the parent reads the other end.
   std::vector<int> child_write_fds;
+  // Optional pre-exec work in the child (not owned; used only during Spawn). When set, the child
+  // is started with fork+exec instead of posix_spawn.
+  const ChildSetup* child_setup = nullptr;
 };
 
 // What a non-blocking read got: `bytes` appended, and whether the writer side is closed.
@@ -105,6 +120,10 @@ class Subprocess {
   };
   Subprocess() = default;
   void CloseAll();
+  // Spawn's path when options.child_setup is set: fork, RunChild, exec; the child's pid.
+  static Result<pid_t> ForkExec(const SubprocessOptions& options,
+                                const std::vector<std::pair<int, int>>& child_ends,
+                                int first_free, char* const* argv, char* const* envp);
 
   pid_t pid_ = -1;
   bool reaped_ = false;

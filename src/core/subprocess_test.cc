@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -176,6 +177,78 @@ TEST(SubprocessTest, RejectsBadFdMaps) {
   EXPECT_FALSE(Subprocess::Spawn(Opts({"true"}, {1})).ok());
   EXPECT_FALSE(Subprocess::Spawn(Opts({"true"}, {3}, {3})).ok());
   EXPECT_FALSE(Subprocess::Spawn(Opts({})).ok());
+}
+
+// A ChildSetup that lowers RLIMIT_NOFILE, or fails with `err` at a named step.
+class TestSetup : public ChildSetup {
+ public:
+  explicit TestSetup(int err) : err_(err) {}
+  int Apply(const char** step) const noexcept override {
+    if (err_ != 0) {
+      *step = "test step";
+      return err_;
+    }
+    struct rlimit rl = {77, 77};
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+      *step = "setrlimit";
+      return errno;
+    }
+    return 0;
+  }
+
+ private:
+  int err_;
+};
+
+TEST(SubprocessTest, ChildSetupRunsBeforeExecWithTheSameFdsAndGroup) {
+  TestSetup setup(0);
+  SubprocessOptions o = Opts({"sh", "-c",
+                              "read line <&3; echo \"$line $(ulimit -n)\" >&4; ls /proc/$$/fd; "
+                              "sleep 100 & echo pid $!; wait"},
+                             {3}, {4});
+  o.child_setup = &setup;
+  auto p = MustSpawn(o);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(getpgid(p->pid()), p->pid());  // its own process group
+  ASSERT_TRUE(Subprocess::WriteAvailable(p->ParentFd(3), "ping\n").ok());
+  std::string line, out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (out.find("pid ") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    struct pollfd pfd[2] = {{p->ParentFd(4), POLLIN, 0}, {p->stdout_fd(), POLLIN, 0}};
+    poll(pfd, 2, 100);
+    ASSERT_TRUE(Subprocess::ReadAvailable(p->ParentFd(4), &line, 1024).ok());
+    ASSERT_TRUE(Subprocess::ReadAvailable(p->stdout_fd(), &out, 1024).ok());
+  }
+  EXPECT_EQ(line, "ping 77\n");  // the setup ran before exec (RLIMIT_NOFILE 77)
+  std::istringstream fds(out.substr(0, out.find("pid ")));
+  std::string fd;
+  while (fds >> fd) EXPECT_TRUE(fd == "0" || fd == "1" || fd == "2" || fd == "3" || fd == "4") << fd;
+  const pid_t grandchild = std::stoi(out.substr(out.find("pid ") + 4));
+  EXPECT_TRUE(p->KillAndReap().signaled);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = ProcessGone(grandchild);
+    if (!gone) std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_TRUE(gone);
+}
+
+TEST(SubprocessTest, ChildSetupFailureIsAnIOErrorNamingTheStep) {
+  TestSetup setup(EPERM);
+  SubprocessOptions o = Opts({"true"});
+  o.child_setup = &setup;
+  Result<std::unique_ptr<Subprocess>> p = Subprocess::Spawn(o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), Status::Code::kIOError);
+  EXPECT_NE(p.status().message().find("test step failed: Operation not permitted"),
+            std::string::npos)
+      << p.status().message();
+  TestSetup ok(0);
+  SubprocessOptions missing = Opts({"ks-no-such-program-xyz"});
+  missing.child_setup = &ok;
+  p = Subprocess::Spawn(missing);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("No such file"), std::string::npos);
 }
 
 }  // namespace

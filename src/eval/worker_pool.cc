@@ -90,6 +90,18 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(WorkerPoolOptions options
   }
   if (options.worker_args.empty()) options.worker_args = {"-m", "kernelsmith_worker"};
   if (options.scratch_root.empty()) options.scratch_root = EnvOr("TMPDIR", "/tmp");
+  Status env_sandbox = ApplySandboxEnv(getenv("KS_SANDBOX"), &options.sandbox);
+  if (!env_sandbox.ok()) return env_sandbox;
+  auto plan = std::make_shared<SandboxPlan>(PlanSandbox(options.sandbox));
+  // Caches redirected for the workers only must stay writable for them.
+  for (const char* var : {"KS_CACHE_DIR", "TRITON_CACHE_DIR", "TORCH_EXTENSIONS_DIR"}) {
+    auto it = options.env.find(var);
+    if (it == options.env.end() || it->second.empty()) continue;
+    std::error_code ec;
+    std::filesystem::create_directories(it->second, ec);
+    plan->options.writable_paths.push_back(it->second);
+  }
+  for (const std::string& w : plan->warnings) fmt::print(stderr, "kernelsmith: warning: {}\n", w);
 
   std::string tmpl = options.scratch_root + "/kernelsmith-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
@@ -100,6 +112,7 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(WorkerPoolOptions options
 
   std::unique_ptr<WorkerPool> pool(new WorkerPool(std::move(options)));
   pool->scratch_dir_ = tmpl;
+  pool->sandbox_ = std::move(plan);
   std::map<std::string, std::string>& env = pool->worker_env_;
   env["PYTHONPATH"] = pool->options_.worker_pythonpath;
   std::string inherited = EnvOr("PYTHONPATH", "");
@@ -157,6 +170,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerPool::StartWorker(int gpu, std::str
   c.audit_timeout_s = options_.audit_timeout_s;
   c.timing_timeout_s = options_.timing_timeout_s;
   c.lease_wait_timeout_s = options_.lease_wait_timeout_s;
+  c.sandbox = sandbox_;
 
   Result<std::unique_ptr<WorkerProcess>> w = WorkerProcess::Start(std::move(c), stderr_tail);
   if (w.ok()) {

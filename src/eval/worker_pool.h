@@ -27,6 +27,7 @@
 #include "eval/gpu_lease.h"
 #include "eval/runner.h"
 #include "eval/worker_process.h"
+#include "sandbox/sandbox.h"
 
 namespace ks {
 
@@ -58,6 +59,10 @@ struct WorkerPoolOptions {
   std::map<std::string, std::string> env;
   // stdout/stderr bytes kept per worker (each); results carry the last 4 KiB per request.
   size_t tail_bytes = 64 * 1024;
+  // How workers are confined (sandbox/sandbox.h, docs/security.md). The environment variable
+  // KS_SANDBOX (on, off, no-netns, no-landlock) is applied on top. Mechanisms this machine
+  // lacks are dropped with a warning on stderr.
+  SandboxOptions sandbox;
 };
 
 class WorkerPool : public Runner {
@@ -84,6 +89,8 @@ class WorkerPool : public Runner {
   size_t slot_count() const { return slots_.size(); }
   // Scratch directory of this pool (for tests and diagnostics).
   const std::string& scratch_dir() const { return scratch_dir_; }
+  // The sandbox as applied on this machine (fallbacks and their warnings included).
+  const SandboxPlan& sandbox_plan() const { return *sandbox_; }
 
  private:
   struct Job {
@@ -108,6 +115,7 @@ class WorkerPool : public Runner {
   const WorkerPoolOptions options_;
   std::string scratch_dir_;
   std::map<std::string, std::string> worker_env_;  // every worker's environment additions
+  std::shared_ptr<const SandboxPlan> sandbox_;
   std::vector<std::unique_ptr<GpuLease>> leases_;
   std::vector<std::unique_ptr<Slot>> slots_;
 

@@ -1,6 +1,8 @@
 // WorkerPool with several slots: GPU lease serialization and exactly-one-result delivery.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
@@ -25,6 +27,11 @@ WorkerPoolOptions FakeOptions() {
   o.correctness_timeout_s = 10;
   o.audit_timeout_s = 10;
   o.timing_timeout_s = 10;
+  // The fake worker is trusted test code that leaves marker files in the test's directory
+  // under $TMPDIR: keep the sandbox on, with that directory writable too.
+  o.sandbox.writable_paths = DefaultWritablePaths();
+  const char* tmp = std::getenv("TMPDIR");
+  o.sandbox.writable_paths.push_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
   return o;
 }
 

@@ -1,6 +1,8 @@
 #include "eval/worker_pool.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -49,6 +51,11 @@ WorkerPoolOptions FakeOptions() {
   o.correctness_timeout_s = 10;
   o.audit_timeout_s = 10;
   o.timing_timeout_s = 10;
+  // The fake worker is trusted test code that leaves marker files in the test's directory
+  // under $TMPDIR: keep the sandbox on, with that directory writable too.
+  o.sandbox.writable_paths = DefaultWritablePaths();
+  const char* tmp = std::getenv("TMPDIR");
+  o.sandbox.writable_paths.push_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
   return o;
 }
 

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <thread>
+
+#include "sandbox/processes.h"
 
 namespace ks {
 namespace {
@@ -18,12 +21,18 @@ constexpr size_t kReadChunk = size_t{4} << 20;
 constexpr milliseconds kPollInterval(50);
 // While a worker waits for the lease, how often the loop retries the lease.
 constexpr milliseconds kLeasePollInterval(5);
+// How often the sandbox's process/memory watchdog looks at a busy worker.
+constexpr milliseconds kWatchInterval(100);
 
 std::string FormatSeconds(double s) { return fmt::format("{:g} s", s); }
 
 std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(std::max(0.0, s)));
+}
+
+std::string FormatBytes(uint64_t b) {
+  return fmt::format("{:.2f} GiB", static_cast<double>(b) / static_cast<double>(1ULL << 30));
 }
 
 std::string Excerpt(const std::string& line) {
@@ -42,6 +51,7 @@ WorkerProcess::WorkerProcess(WorkerConfig config)
 
 WorkerProcess::~WorkerProcess() {
   if (proc_ != nullptr) proc_->KillAndReap();
+  KillUserNamespace(userns_inode_);
   proc_.reset();
   RemoveDir(config_.scratch_dir);
 }
@@ -64,9 +74,20 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(WorkerConfig config,
   options.cwd = w->config_.scratch_dir;
   options.child_read_fds = {kProtoInFd};
   options.child_write_fds = {kProtoOutFd};
+  std::unique_ptr<WorkerSandbox> sandbox;
+  if (w->config_.sandbox != nullptr && w->config_.sandbox->options.enabled) {
+    Result<std::unique_ptr<WorkerSandbox>> sb =
+        WorkerSandbox::Prepare(*w->config_.sandbox, w->config_.scratch_dir);
+    if (!sb.ok()) return Status::IOError("cannot sandbox the worker: " + sb.status().message());
+    sandbox = std::move(*sb);
+    options.child_setup = sandbox.get();
+  }
   Result<std::unique_ptr<Subprocess>> proc = Subprocess::Spawn(options);
   if (!proc.ok()) return proc.status();  // names the program and why it cannot run
   w->proc_ = std::move(*proc);
+  if (w->config_.sandbox != nullptr && w->config_.sandbox->options.network_namespace) {
+    w->userns_inode_ = UserNamespaceInode(w->proc_->pid());
+  }
 
   Status s = w->Handshake();
   if (!s.ok()) {
@@ -183,6 +204,7 @@ Status WorkerProcess::CheckEnded(bool* ended) {
 
 void WorkerProcess::KillAndDrain() {
   proc_->KillAndReap();
+  KillUserNamespace(userns_inode_);  // what left the process group (setsid) but not the sandbox
   proc_->CloseParentFd(kProtoInFd);
   proc_->CloseParentFd(kProtoOutFd);
   // The group is dead, so stdout/stderr reach EOF unless something outside the group holds
@@ -201,6 +223,11 @@ std::string WorkerProcess::CollectDeath() {
   std::optional<ExitStatus> exit = proc_->WaitExitFor(milliseconds(1000));
   KillAndDrain();
   if (!exit.has_value()) return "worker closed its protocol channel and was killed";
+  if (exit->signaled && exit->signal == SIGXCPU && config_.sandbox != nullptr) {
+    return fmt::format("worker died with SIGXCPU (over the sandbox's CPU time limit of {} per "
+                       "request)",
+                       FormatSeconds(config_.sandbox->options.cpu_seconds_per_request));
+  }
   if (exit->signaled) return "worker died with " + SignalName(exit->signal);
   return "worker exited with code " + std::to_string(exit->code);
 }
@@ -210,6 +237,23 @@ double WorkerProcess::StageLimit(const std::string& stage) const {
   if (stage == "audit") return config_.audit_timeout_s;
   if (stage == "timing") return config_.timing_timeout_s;
   return config_.load_timeout_s;
+}
+
+std::string WorkerProcess::CheckLimits() {
+  const SandboxOptions& o = config_.sandbox->options;
+  ProcessUsage u = MeasureProcesses(proc_->pid(), userns_inode_);
+  if (o.max_processes > 0 && u.processes > o.max_processes) {
+    return fmt::format(
+        "worker ran {} processes, over the sandbox's limit of {} (a fork bomb?); the worker and "
+        "its processes were killed",
+        u.processes, o.max_processes);
+  }
+  if (o.max_rss_bytes > 0 && u.rss_bytes > o.max_rss_bytes) {
+    return fmt::format(
+        "worker used {} of host memory, over the sandbox's limit of {}; the worker was killed",
+        FormatBytes(u.rss_bytes), FormatBytes(o.max_rss_bytes));
+  }
+  return "";
 }
 
 bool WorkerProcess::Healthy() {
@@ -228,6 +272,13 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
   const uint64_t stderr_mark = stderr_.total();
   const auto sent = Clock::now();
   outbox_ += EncodeEvalRequest(request, id);
+  const bool watch = config_.sandbox != nullptr && config_.sandbox->options.enabled;
+  if (watch && config_.sandbox->options.cpu_seconds_per_request > 0) {
+    // Best effort: a worker whose limit cannot be set still has its wall-clock deadlines.
+    Status armed = ArmCpuLimit(proc_->pid(), config_.sandbox->options.cpu_seconds_per_request);
+    (void)armed;
+  }
+  auto next_watch = sent + kWatchInterval;
 
   std::string stage = "load";
   std::string deadline_stage = "load";
@@ -283,6 +334,11 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
     if (s.ok()) s = CheckEnded(&ended);
     if (!s.ok()) {
       return fail(EvalStatus::kCrash, "worker wrote an invalid protocol line: " + s.message());
+    }
+    if (watch && !ended && Clock::now() >= next_watch) {
+      next_watch = Clock::now() + kWatchInterval;
+      std::string over = CheckLimits();
+      if (!over.empty()) return fail(EvalStatus::kCrash, over);
     }
     while (lines_.Next(&line)) {
       Result<WorkerMessage> m = DecodeWorkerMessage(line);

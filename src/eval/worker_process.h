@@ -22,6 +22,7 @@
 #include "eval/protocol.h"
 #include "eval/runner.h"
 #include "eval/tail_buffer.h"
+#include "sandbox/sandbox.h"
 
 namespace ks {
 
@@ -50,6 +51,10 @@ struct WorkerConfig {
   double audit_timeout_s = 120;
   double timing_timeout_s = 300;
   double lease_wait_timeout_s = 1800;
+  // Confinement applied to the worker (sandbox/sandbox.h): limits, namespaces and Landlock at
+  // spawn; while a request runs, the CPU budget and the process/memory watchdog. Null: none
+  // beyond the process group and the scratch directory.
+  std::shared_ptr<const SandboxPlan> sandbox;
 };
 
 class WorkerProcess {
@@ -105,6 +110,9 @@ class WorkerProcess {
   // itself, kills it, and says how it ended ("died with SIGSEGV", "exited with code 1", ...).
   std::string CollectDeath();
   double StageLimit(const std::string& stage) const;
+  // Empty while the worker's processes are within the sandbox's process and memory limits;
+  // otherwise why it must be killed.
+  std::string CheckLimits();
 
   WorkerConfig config_;
   std::unique_ptr<Subprocess> proc_;
@@ -114,6 +122,7 @@ class WorkerProcess {
   std::string outbox_;      // protocol bytes not yet written
   bool proto_eof_ = false;  // the worker's protocol channel is closed (EOF or write failure)
   uint64_t proto_bytes_read_ = 0;
+  uint64_t userns_inode_ = 0;  // the worker's own user namespace (0: it shares the engine's)
   nlohmann::json hello_;
 };
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Fault corpus through the CLI: tests/faults/run.sh BINARY [--gpu]
+# Without --gpu: the CPU entries of manifest.json (cpu backend) except those marked cli:false.
+# With --gpu: only the GPU entries (triton backend), on a machine with a CUDA GPU.
+# Each candidate is evaluated by `BINARY eval` (a fresh pool) and must get a status from its
+# `expect` list and a message containing `message`; then an honest candidate must pass.
+# Prints "faults survived X/Y"; exit 0 when X == Y.
+set -u
+bin=${1:?usage: tests/faults/run.sh BINARY [--gpu]}
+gpu=0
+[ "${2:-}" = "--gpu" ] && gpu=1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'kill $listener 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# A loopback listener for the network fault; it records any connection it gets.
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept(); open(sys.argv[1], "a").write("connected\n"); c.close()
+' "$tmp/connections" > "$tmp/port" &
+listener=$!
+for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+export KS_FAULT_PORT=$(cat "$tmp/port")
+export KS_FAULT_OUTSIDE=$tmp/outside
+mkdir -p "$KS_FAULT_OUTSIDE"
+
+python3 - "$here/manifest.json" "$gpu" > "$tmp/cases" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+gpu = sys.argv[2] == "1"
+for f in m["faults"]:
+    if f.get("gpu", False) != gpu or (not gpu and f.get("cli", True) is False):
+        continue
+    print("\t".join([f["file"], f["backend"], ",".join(f["expect"]), f.get("message", "")]))
+PY
+
+honest_backend=cpu
+survived=0
+total=0
+while IFS=$'\t' read -r file backend expect message; do
+  total=$((total + 1))
+  "$bin" eval "$here/problem.py" "$here/$file" --backend "$backend" --trials 2 --no-timing \
+      --json > "$tmp/result.json" 2> "$tmp/stderr"
+  status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' \
+      "$tmp/result.json" 2>/dev/null || echo "no-result")
+  msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("message",""))' \
+      "$tmp/result.json" 2>/dev/null)
+  "$bin" eval "$here/problem.py" "$here/candidates/honest.py" --backend "$honest_backend" \
+      --trials 2 --no-timing > "$tmp/honest" 2>&1
+  honest=$?
+  if [[ ",$expect," == *",$status,"* && "$msg" == *"$message"* && $honest -eq 0 ]]; then
+    survived=$((survived + 1))
+    echo "ok   $file: $status"
+  else
+    echo "FAIL $file: status $status (want $expect), message: ${msg:0:300}, honest exit $honest"
+    tail -5 "$tmp/stderr" | sed 's/^/    /'
+  fi
+done < "$tmp/cases"
+
+if [ -e "$KS_FAULT_OUTSIDE/run.db" ]; then
+  echo "FAIL a candidate wrote outside its scratch directory"; survived=$((survived - 1))
+fi
+if [ -s "$tmp/connections" ]; then
+  echo "FAIL a candidate reached the network"; survived=$((survived - 1))
+fi
+echo "faults survived $survived/$total"
+[ "$survived" -eq "$total" ]
