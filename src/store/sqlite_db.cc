@@ -30,6 +30,23 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
   return std::unique_ptr<SqliteDb>(new SqliteDb(path, db));
 }
 
+Result<std::unique_ptr<SqliteDb>> SqliteDb::OpenReadOnly(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("database path is empty");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return Status::NotFound(fmt::format("cannot open database {}: no such file", path));
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string reason = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Status::IOError(fmt::format("cannot open database {} read-only: {}", path, reason));
+  }
+  sqlite3_extended_result_codes(db, 1);
+  return std::unique_ptr<SqliteDb>(new SqliteDb(path, db));
+}
+
 SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
 
 Status SqliteDb::Error(int rc, std::string_view what) const {

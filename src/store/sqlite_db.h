@@ -29,6 +29,9 @@ class SqliteDb {
   // exist: a missing one is NotFound naming it, never created here. Extended result codes are
   // enabled; no PRAGMA is set (see SqliteStore for the connection settings).
   static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  // Opens an existing database file read-only (never created, never written): NotFound naming
+  // the file when it does not exist. For readers (export, reports) next to a running writer.
+  static Result<std::unique_ptr<SqliteDb>> OpenReadOnly(const std::string& path);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

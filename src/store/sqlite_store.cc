@@ -61,8 +61,42 @@ Status Configure(SqliteDb* db, const SqliteStoreOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// The read-only variant of OpenSqliteStore: checks the schema version, changes nothing.
+Result<std::unique_ptr<Store>> OpenReadOnlyStore(const std::string& path,
+                                                 const SqliteStoreOptions& options) {
+  Result<std::unique_ptr<SqliteDb>> db = SqliteDb::OpenReadOnly(path);
+  if (!db.ok()) return db.status();
+  int rc = sqlite3_busy_timeout((*db)->handle(), options.busy_timeout_ms);
+  if (rc != SQLITE_OK) return (*db)->Error(rc, "set busy timeout");
+  Result<int> version = ReadSchemaVersion(db->get());
+  if (!version.ok()) return version.status();
+  if (*version == 0) {
+    return Status::InvalidArgument(
+        path + " is not a kernelsmith run database (it has no tables); pass the run directory "
+               "of `kernelsmith evolve` or `kernelsmith bench`");
+  }
+  if (*version > LatestSchemaVersion()) {
+    return NewerSchemaError(**db, *version, LatestSchemaVersion());
+  }
+  if (*version < LatestSchemaVersion()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: database schema version {} is older than this kernelsmith's ({}); it cannot be "
+        "migrated read-only: resume the run once with this kernelsmith (or copy the file and "
+        "open the copy) first",
+        path, *version, LatestSchemaVersion()));
+  }
+  Status s = (*db)->Exec("PRAGMA query_only = 1", "set query_only");
+  if (!s.ok()) return s;
+  return std::unique_ptr<Store>(new SqliteStore(std::move(*db)));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                const SqliteStoreOptions& options) {
+  if (options.read_only) return OpenReadOnlyStore(path, options);
   Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path);
   if (!db.ok()) return db.status();
   int rc = sqlite3_busy_timeout((*db)->handle(), options.busy_timeout_ms);
@@ -162,6 +196,29 @@ Result<RunRecord> SqliteStore::GetRun(const std::string& run_id) {
   if (!summary.ok()) return CorruptRow(what, summary.status());
   run.summary = std::move(*summary);
   return run;
+}
+
+Result<std::vector<RunRecord>> SqliteStore::ListRuns() {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Result<SqliteStatement> st =
+        db_->Prepare("SELECT id FROM runs ORDER BY created_at, rowid", "list runs");
+    if (!st.ok()) return st.status();
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ids.push_back(st->ColumnText(0));
+    }
+  }
+  std::vector<RunRecord> runs;
+  for (const std::string& id : ids) {
+    Result<RunRecord> run = GetRun(id);
+    if (!run.ok()) return run.status();
+    runs.push_back(std::move(*run));
+  }
+  return runs;
 }
 
 namespace {

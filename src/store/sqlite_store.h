@@ -28,6 +28,11 @@ struct SqliteStoreOptions {
   // synchronous=FULL instead of NORMAL: survive power loss too, at an fsync per commit.
   // Default false (see the header comment).
   bool synchronous_full = false;
+  // Open an existing database read-only: nothing is created, configured or migrated, so a
+  // running writer is never disturbed; write methods fail. A database at an older schema
+  // version than this build's is refused (open it once read-write to migrate it). Default
+  // false.
+  bool read_only = false;
 };
 
 // Opens the database at `path`, creating the file if missing and migrating its schema to the

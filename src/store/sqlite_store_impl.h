@@ -25,6 +25,7 @@ class SqliteStore final : public Store {
   Result<RunRecord> GetRun(const std::string& run_id) override;
   Status UpdateRunStatus(const std::string& run_id, RunStatus status) override;
   Status UpdateRunSummary(const std::string& run_id, const nlohmann::json& summary) override;
+  Result<std::vector<RunRecord>> ListRuns() override;
 
   Status AddProgram(const ProgramRecord& program) override;
   Result<ProgramRecord> GetProgram(const std::string& program_id) override;

@@ -103,6 +103,8 @@ class Store {
   virtual Result<RunRecord> GetRun(const std::string& run_id) = 0;
   virtual Status UpdateRunStatus(const std::string& run_id, RunStatus status) = 0;
   virtual Status UpdateRunSummary(const std::string& run_id, const nlohmann::json& summary) = 0;
+  // Every run of the database, in creation order (a run directory's run.db holds one).
+  virtual Result<std::vector<RunRecord>> ListRuns() = 0;
 
   // --- programs and evaluations ---
   // Stores a new program. InvalidArgument if the id, run id or code hash is empty or the id
