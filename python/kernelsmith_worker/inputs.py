@@ -3,7 +3,10 @@
 Inputs of trial i are `get_inputs()` called right after `torch.manual_seed(seed + i)` under
 `with torch.device(dev)`, so `torch.rand(...)` allocates on the GPU directly (KernelBench
 builds multi-GB inputs; creating them on the CPU and copying costs seconds). Tensors that
-still end up on the CPU are moved; dtypes are kept.
+still end up on the CPU are moved; dtypes are kept. Before that, get_inputs() runs once on the
+meta device to measure its tensors: inputs larger than the device's free memory are refused
+with an InputError instead of crashing the worker; a return value that is not a list or tuple
+is an InputError too (elements may be any values the reference takes).
 
 `InputCache` keeps pristine inputs and reference outputs per (problem sha256, seed, trial,
 device) across requests, least recently used first out, bounded by bytes. Callers never
@@ -65,14 +68,94 @@ def to_device(obj: Any, dev: torch.device) -> Any:
     return map_tensors(obj, move)
 
 
+class InputError(Exception):
+    """get_inputs() returned something the evaluator cannot use; the message says what to fix."""
+
+
+def check_inputs_value(raw: Any) -> list[Any]:
+    """raw as a list of forward arguments; InputError for anything but a list or tuple.
+
+    Elements may be tensors or any other value the reference accepts (ints, floats, lists,
+    None); only the container is checked."""
+    if isinstance(raw, (list, tuple)):
+        return list(raw)
+    what = "None (a missing `return`?)" if raw is None else f"a {type(raw).__name__}"
+    raise InputError(f"get_inputs() returned {what}; it must return a list of Model.forward's "
+                     f"positional arguments, e.g. `return [torch.rand(N, N), 3]`")
+
+
+def available_bytes(dev: torch.device) -> int | None:
+    """Memory free for new inputs on dev: the GPU's free memory, or MemAvailable (lowered by
+    RLIMIT_AS when set) for the CPU; None when unknown."""
+    if dev.type == "cuda":
+        try:
+            return int(torch.cuda.mem_get_info(dev)[0])
+        except Exception:  # noqa: BLE001 - no driver details: skip the check
+            return None
+    if dev.type != "cpu":
+        return None
+    free: int | None = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    free = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        free = None
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            free = soft if free is None else min(free, soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return free
+
+
+def planned_input_bytes(get_inputs: Callable[[], Any]) -> int | None:
+    """Bytes of the tensors get_inputs() creates, measured by calling it on the meta device
+    (nothing is allocated); None when it cannot run there (data-dependent code)."""
+    try:
+        with torch.device("meta"):
+            raw = get_inputs()
+    except Exception:  # noqa: BLE001 - the real call reports real errors
+        return None
+    if not isinstance(raw, (list, tuple)):
+        return None
+    return nbytes(list(raw))
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def check_input_size(get_inputs: Callable[[], Any], dev: torch.device) -> None:
+    """InputError when get_inputs() would need more memory than dev has free, before anything
+    is allocated (instead of an out-of-memory crash of the worker)."""
+    if dev.type == "meta":
+        return
+    planned = planned_input_bytes(get_inputs)
+    if planned is None:
+        return
+    free = available_bytes(dev)
+    if free is not None and planned > free:
+        raise InputError(f"get_inputs() would allocate {_gib(planned)} of inputs but only "
+                         f"{_gib(free)} is available on {dev}; make the inputs smaller "
+                         f"(the sizes in get_inputs) or evaluate on a device with more memory")
+
+
 def generate_inputs(get_inputs: Callable[[], Any], seed: int, dev: torch.device) -> list[Any]:
-    """get_inputs() under manual_seed(seed) and `with torch.device(dev)`, moved to dev."""
+    """get_inputs() under manual_seed(seed) and `with torch.device(dev)`, moved to dev.
+
+    InputError when get_inputs() does not return a list or tuple, or would not fit in dev's
+    free memory (checked first on the meta device)."""
+    check_input_size(get_inputs, dev)
     _manual_seed(seed)
     with torch.device(dev):
         raw = get_inputs()
-    if not isinstance(raw, (list, tuple)):
-        raise TypeError(f"get_inputs() must return a list or tuple, got {type(raw).__name__}")
-    return list(to_device(list(raw), dev))
+    return list(to_device(check_inputs_value(raw), dev))
 
 
 @dataclass

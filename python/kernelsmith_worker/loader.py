@@ -56,6 +56,19 @@ class Candidate:
     ModelNew: type
 
 
+def syntax_error_message(kind: str, path: str, e: BaseException) -> str | None:
+    """For a SyntaxError (IndentationError, TabError) raised by the source itself: the message
+    naming `path` (not the scratch copy), the line, the column and the offending text; else
+    None."""
+    if not isinstance(e, SyntaxError) or e.lineno is None:
+        return None
+    where = f"{path}, line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+    text = (e.text or "").rstrip("\n")
+    shown = f": `{text.strip()}`" if text.strip() else ""
+    return (f"{kind} {where}: {type(e).__name__}: {e.msg}{shown}; fix the Python syntax at line "
+            f"{e.lineno} of {path}")
+
+
 def read_source(path: str, source: str | None) -> str:
     """The request's inline source, else the file at `path`. Raises OSError."""
     if source is not None:
@@ -100,7 +113,9 @@ class ModuleLoader:
         try:
             module = self._import("problem", path, text)
         except BaseException as e:  # noqa: BLE001 - problem code may raise anything
-            raise LoadError("infra_error", f"problem {path} does not import: {errors.describe(e)}",
+            message = syntax_error_message("problem", path, e)
+            raise LoadError("infra_error",
+                            message or f"problem {path} does not import: {errors.describe(e)}",
                             errors.traceback_tail(e), errors.is_cuda_poison(e)) from e
         missing = [n for n in PROBLEM_NAMES if not hasattr(module, n)]
         if missing:
@@ -126,7 +141,9 @@ class ModuleLoader:
                                 errors.traceback_tail(e), True) from e
             tail = errors.log_tail(e) if errors.is_compile_failure(e) else ""
             tb = errors.traceback_tail(e)
-            raise LoadError("compile_error", f"candidate does not import: {errors.describe(e)}",
+            message = syntax_error_message("candidate", path, e)
+            raise LoadError("compile_error",
+                            message or f"candidate does not import: {errors.describe(e)}",
                             (tail + "\n" + tb).strip() if tail and tail not in tb else tb) from e
         if not isinstance(getattr(module, "ModelNew", None), type):
             raise LoadError("compile_error",

@@ -47,3 +47,46 @@ def test_cache_is_lru_bounded_by_bytes():
     entry.reference, entry.has_reference = torch.zeros(100, dtype=torch.uint8), True
     cache.put(("p", 0, 0, "cpu"), entry, 0)
     assert cache.bytes_used == 900
+
+
+def test_get_inputs_must_return_a_list_or_tuple_with_any_elements():
+    import pytest
+    from kernelsmith_worker.inputs import InputError
+
+    ok = generate_inputs(lambda: (torch.ones(2), 3, [1, 2], None, 0.5), 0, torch.device("cpu"))
+    assert ok[1:] == [3, [1, 2], None, 0.5]
+    with pytest.raises(InputError, match=r"returned None \(a missing `return`\?\); it must "
+                                         r"return a list of Model.forward's positional"):
+        generate_inputs(lambda: None, 0, torch.device("cpu"))
+    with pytest.raises(InputError, match="returned a dict; it must return a list"):
+        generate_inputs(lambda: {"x": torch.ones(2)}, 0, torch.device("cpu"))
+    with pytest.raises(InputError, match="returned a Tensor"):
+        generate_inputs(lambda: torch.ones(2), 0, torch.device("cpu"))
+
+
+def test_inputs_larger_than_free_memory_are_refused_before_allocation():
+    import pytest
+    from kernelsmith_worker.inputs import InputError, available_bytes, planned_input_bytes
+
+    free = available_bytes(torch.device("cpu"))
+    assert free is not None and free > 0
+    rows = free // (4 * 1024) + 1024  # fp32 rows of 1024: more than is free
+    calls = []
+
+    def huge():
+        calls.append(torch.empty(0).device.type)
+        return [torch.rand(rows, 1024)]
+
+    assert planned_input_bytes(huge) == rows * 1024 * 4
+    calls.clear()
+    with pytest.raises(InputError, match=r"get_inputs\(\) would allocate .* GiB of inputs but "
+                                         r"only .* GiB is available on cpu; make the inputs"):
+        generate_inputs(huge, 0, torch.device("cpu"))
+    assert calls == ["meta"], "only the meta probe ran: nothing real was allocated"
+    # Data-dependent code cannot run on meta: the probe steps aside and the real call runs.
+    def masked():
+        x = torch.rand(4)
+        return [x[x > 2.0]]
+
+    assert planned_input_bytes(masked) is None
+    assert generate_inputs(masked, 0, torch.device("cpu"))[0].numel() == 0

@@ -76,6 +76,9 @@ Status ApplyConfig(const nlohmann::json& config, const CLI::App& cmd, const std:
                    EvolveCommandOptions& o) {
   if (!config.is_object()) return Status::InvalidArgument(source + ": expected a JSON object");
   std::vector<std::pair<std::string, ConfigField>> fields = ConfigFields(o);
+  std::vector<std::string> known;
+  for (const auto& field : fields) known.push_back(field.first);
+  if (Status s = CheckConfigKeys(config, known, source); !s.ok()) return s;
   for (const auto& [key, value] : config.items()) {
     auto field = std::find_if(fields.begin(), fields.end(),
                               [&, k = key](const auto& f) { return f.first == k; });
@@ -349,7 +352,8 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   if (!summary.ok()) {
     (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFailed);
     fmt::print(stderr, "kernelsmith evolve: error: {}\n", summary.status().message());
-    return kExitNotFound;
+    // A problem or setup the run cannot use is an input error (2); anything else ended it (1).
+    return summary.status().code() == Status::Code::kInvalidArgument ? 2 : kExitNotFound;
   }
   const nlohmann::json& s = *summary;
   if (int waiting = s.value("waiting_answers", 0); waiting > 0) {

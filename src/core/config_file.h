@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,11 @@ Result<nlohmann::json> ReadConfigFile(const std::string& path);
 
 // The JSON value of a YAML document's text (exposed for tests).
 Result<nlohmann::json> YamlToJson(const std::string& text, const std::string& what);
+
+// OK when `config` is an object whose keys are all in `known`; otherwise InvalidArgument from
+// `source` naming the first unknown key, the closest known one when it looks like a typo, and
+// every valid key.
+Status CheckConfigKeys(const nlohmann::json& config, const std::vector<std::string>& known,
+                       const std::string& source);
 
 }  // namespace ks

@@ -1,8 +1,10 @@
 #include "core/config_file.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
 
 namespace ks {
 namespace {
@@ -27,6 +29,43 @@ TEST(ConfigFileTest, YamlSyntaxErrorNamesFileAndLine) {
   ASSERT_FALSE(j.ok());
   EXPECT_NE(j.status().message().find("cfg.yaml: not valid YAML (line"), std::string::npos)
       << j.status().message();
+}
+
+TEST(ConfigFileTest, YamlErrorShowsLineColumnAndText) {
+  Result<nlohmann::json> j = YamlToJson("rounds: 4\nbackend: cpu\nislands: [1, 2\n", "c.yaml");
+  ASSERT_FALSE(j.ok());
+  const std::string& m = j.status().message();
+  EXPECT_NE(m.find("c.yaml: not valid YAML (line 4, column 1)"), std::string::npos) << m;
+  Result<nlohmann::json> k = YamlToJson("rounds: 4\n  islands: 2\n", "d.yaml");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("(line 2, column 10)"), std::string::npos)
+      << k.status().message();
+  EXPECT_NE(k.status().message().find("`islands: 2`; fix line 2"), std::string::npos)
+      << k.status().message();
+}
+
+TEST(ConfigFileTest, JsonErrorShowsLineAndColumn) {
+  std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "broken.json") << "{\n  \"rounds\": 3,\n  \"islands\" 2\n}\n";
+  Result<nlohmann::json> j = ReadConfigFile(dir + "broken.json");
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("broken.json: not valid JSON (line 3, column 13): "
+                                      "`\"islands\" 2`; fix line 3"),
+            std::string::npos)
+      << j.status().message();
+}
+
+TEST(ConfigFileTest, UnknownKeysAreNamedWithTheValidOnes) {
+  std::vector<std::string> known = {"rounds", "islands", "backend"};
+  EXPECT_TRUE(CheckConfigKeys(nlohmann::json{{"rounds", 3}}, known, "c.yaml").ok());
+  Status typo = CheckConfigKeys(nlohmann::json{{"round", 3}}, known, "c.yaml");
+  EXPECT_EQ(typo.message(),
+            "c.yaml: unknown key \"round\" (did you mean \"rounds\"?); valid keys: rounds, "
+            "islands, backend");
+  Status far = CheckConfigKeys(nlohmann::json{{"temperature", 1}}, known, "c.yaml");
+  EXPECT_EQ(far.message(),
+            "c.yaml: unknown key \"temperature\"; valid keys: rounds, islands, backend");
+  EXPECT_FALSE(CheckConfigKeys(nlohmann::json::array(), known, "c.yaml").ok());
 }
 
 TEST(ConfigFileTest, ExtensionPicksTheFormat) {

@@ -40,8 +40,8 @@ struct Engine::Impl {
   std::optional<double> best_speedup;
   double best_ci_hi = 0;
   std::optional<double> seed_speedup;
-  int rechecks = 0;
-  int rechecks_rejected = 0;
+  int rechecks = 0;           // challengers within noise timed against the incumbent
+  int rechecks_rejected = 0;  // ... that were not faster there
 
   // Shared; guarded by mu.
   std::mutex mu;
@@ -54,6 +54,7 @@ struct Engine::Impl {
   int proposals_in_flight = 0;
   int duplicates = 0;
   int waiting = 0;  // proposals of the current round waiting for an answer
+  Status stop;      // set by a proposer's StopRunStatus: no more proposals, the run ends
   std::map<std::string, int> proposal_failures;  // unusable_reply, proposer_error, store_error
   std::map<std::string, int> eval_failures;      // by EvalStatus name
 
@@ -68,6 +69,9 @@ struct Engine::Impl {
   void WaitForEvaluations();
   Status Integrate(const EngineOutcome& outcome);
   void ConsiderBest(const ProgramRecord& program, const EvalResult& result);
+  // Times `challenger` against the incumbent best, interleaved in one worker. Returns ""
+  // when it is faster beyond the noise, else why it is not declared best.
+  std::string Duel(const ProgramRecord& challenger);
   EvalRequest RequestFor(const ProgramRecord& program) const;
   // Earlier attempts for a proposal from `parent_id`: its lineage, then its latest children.
   std::vector<AttemptSummary> HistoryOf(const std::string& parent_id,

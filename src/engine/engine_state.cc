@@ -33,6 +33,14 @@ Status Engine::Impl::Recover() {
       best_speedup = st["best_speedup"].get<double>();
     }
     best_ci_hi = st.value("best_ci_hi", 0.0);
+    // A session killed after writing a new best.py but before storing its state may leave a
+    // best.py that this state does not declare: rewrite it from the stored best.
+    if (!best_id.empty() && !options.run_dir.empty()) {
+      Result<ProgramRecord> best = store->GetProgram(best_id);
+      if (!best.ok()) return best.status();
+      Status s = WriteFileAtomic(options.run_dir + "/best.py", best->code);
+      if (!s.ok()) return s;
+    }
     if (st.contains("seed_speedup") && st["seed_speedup"].is_number()) {
       seed_speedup = st["seed_speedup"].get<double>();
     }

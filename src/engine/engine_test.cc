@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -213,6 +214,69 @@ TEST(EngineTest, ResumeEvaluatesNothingTwice) {
   EXPECT_GE(second.total(), 1);  // p90001 at least
   EXPECT_EQ(first.max_per_code(), 1);
   EXPECT_EQ(second.max_per_code(), 1);
+}
+
+// Timed against the reference, BLOCK=2 and BLOCK=3 are within the noise of the seed; timed
+// against the seed itself (a request with a baseline), BLOCK=2 is as fast and BLOCK=3 faster.
+class DuelRunner : public Runner {
+ public:
+  void Submit(EvalRequest request, Callback done) override {
+    std::smatch m;
+    std::regex block("BLOCK = (\\d+)");
+    int n = std::regex_search(request.candidate_source, m, block) ? std::stoi(m[1]) : 0;
+    EvalResult r;
+    r.status = EvalStatus::kOk;
+    if (request.baseline_source.empty()) {
+      r.speedup = 1.0 + 0.005 * (n - 1);
+      r.speedup_ci_lo = *r.speedup - 0.02;
+      r.speedup_ci_hi = *r.speedup + 0.02;
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      baselines.push_back(request.baseline_source);
+      BaselineComparison b;
+      b.path = request.baseline_path;
+      b.speedup = n == 3 ? 1.03 : 1.0;
+      b.speedup_ci_lo = b.speedup - 0.01;
+      b.speedup_ci_hi = b.speedup + 0.01;
+      r.vs_baseline = b;
+    }
+    done(r);
+  }
+  void Shutdown() override {}
+  std::mutex mu_;
+  std::vector<std::string> baselines;
+};
+
+TEST(EngineTest, AChallengerWithinNoiseIsTimedAgainstTheIncumbent) {
+  Fixture f;
+  f.options.rounds = 2;
+  f.options.parallel_proposals = 1;
+  auto with_block = [](int n) {
+    Proposal p;
+    p.code = std::regex_replace(kSeed, std::regex("BLOCK = 1 "), fmt::format("BLOCK = {} ", n));
+    return p;
+  };
+  ScriptedProposer proposer({with_block(2), with_block(3)});
+  DuelRunner runner;
+  Result<nlohmann::json> summary = f.Run(&runner, &proposer);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  // Both challengers were timed against the seed's code; only BLOCK=3 beat it there.
+  ASSERT_EQ(runner.baselines.size(), 2u);
+  EXPECT_EQ(runner.baselines[0], kSeed);
+  EXPECT_EQ(runner.baselines[1], kSeed);
+  EXPECT_EQ((*summary)["rechecks"], 2);
+  EXPECT_EQ((*summary)["rechecks_rejected"], 1);
+  Result<std::string> best = ReadFile(f.dir.File("best.py"));
+  ASSERT_TRUE(best.ok());
+  EXPECT_NE(best->find("BLOCK = 3 "), std::string::npos) << *best;
+  // The duels are not stored: one evaluation per program, each timed against the reference.
+  std::vector<ProgramRecord> programs = *f.store->ProgramsOfRun("r");
+  for (const ProgramRecord& p : programs) {
+    Result<EvaluationRecord> e = f.store->GetEvaluation(p.id);
+    ASSERT_TRUE(e.ok()) << p.id;
+    EXPECT_FALSE(e->result.vs_baseline.has_value());
+    EXPECT_TRUE(e->result.speedup.has_value());
+  }
 }
 
 }  // namespace

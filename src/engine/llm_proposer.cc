@@ -27,6 +27,17 @@ nlohmann::json RequestJson(const ChatRequest& request) {
             {"max_tokens", request.max_tokens}}}};
 }
 
+// The unusable reply as it is sent back in the follow-up: whole when short, else its start
+// and end around a note of what was cut, so that an enormous reply does not make an enormous
+// second request.
+std::string EchoOfReply(const std::string& reply) {
+  constexpr size_t kKeep = 8192;
+  if (reply.size() <= 2 * kKeep) return reply;
+  return reply.substr(0, kKeep) +
+         fmt::format("\n[... {} characters of this reply cut ...]\n", reply.size() - 2 * kKeep) +
+         reply.substr(reply.size() - kKeep);
+}
+
 }  // namespace
 
 PromptInput BuildPromptInput(const ProposalContext& c) {
@@ -92,6 +103,9 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
     if (!response.ok()) {
       call.error = response.status().message();
       (void)store_->RecordLlmCall(call);
+      if (Status gave_up = client_ ? client_->GaveUp() : Status::Ok(); !gave_up.ok()) {
+        return StopRunStatus(gave_up.message() + "; once it answers again, continue with --resume");
+      }
       return Status::IOError("LLM call failed: " + response.status().message());
     }
     call.completion = response->content;
@@ -127,7 +141,7 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
       return proposal;
     }
     if (turn == 1) return child.status();
-    request.messages.push_back({"assistant", response->content});
+    request.messages.push_back({"assistant", EchoOfReply(response->content)});
     request.messages.push_back(
         {"user", "Your reply could not be applied: " + child.status().message() +
                      "\nReply again with SEARCH/REPLACE diffs whose SEARCH text is copied "

@@ -3,7 +3,10 @@
 // reference when there is no parent. Every call is stored (Store::RecordLlmCall) with the
 // exact request and completion, tokens, latency and error. A reply that cannot be used (no
 // code, a SEARCH that matches nothing, ...) is answered once with the exact reason; if the
-// second reply is unusable too, Propose returns InvalidArgument with that reason.
+// second reply is unusable too, Propose returns InvalidArgument with that reason. An unusable
+// reply is echoed in the follow-up whole when short, else as its first and last 8 KiB. When a
+// call fails and the client has given up on its endpoint(s) (LlmClient::GaveUp), Propose
+// returns a StopRunStatus so that the engine stops instead of spinning.
 //
 // Prompts come from the template files prompts/<backend>/{system,user,translate}.md (or a
 // user directory that overrides some of them), filled by PromptBuilder (llm/prompt_builder.h)

@@ -7,6 +7,7 @@ namespace ks {
 namespace {
 
 constexpr const char* kWaitingPrefix = "waiting for an answer: ";
+constexpr const char* kStopRunPrefix = "the run cannot go on: ";
 
 uint64_t StreamOf(const ProposalContext& context) {
   return (static_cast<uint64_t>(context.round) << 32) ^
@@ -52,6 +53,14 @@ class MixedProposer : public Proposer {
 
 Status WaitingStatus(std::string message) {
   return Status::NotFound(kWaitingPrefix + std::move(message));
+}
+
+Status StopRunStatus(std::string message) {
+  return Status::IOError(kStopRunPrefix + std::move(message));
+}
+
+bool IsStopRun(const Status& status) {
+  return status.code() == Status::Code::kIOError && status.message().rfind(kStopRunPrefix, 0) == 0;
 }
 
 bool IsWaiting(const Status& status) {

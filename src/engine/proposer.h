@@ -59,6 +59,12 @@ struct Proposal {
 Status WaitingStatus(std::string message);
 bool IsWaiting(const Status& status);
 
+// The status a proposer returns when no later proposal can succeed either (its LLM endpoint
+// is dead, see llm/ensemble.h): the engine lets the evaluations in flight finish and store,
+// then stops the run with this message (a resumed run continues once the cause is fixed).
+Status StopRunStatus(std::string message);
+bool IsStopRun(const Status& status);
+
 class Proposer {
  public:
   virtual ~Proposer() = default;

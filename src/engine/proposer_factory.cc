@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <sstream>
 
 #include "engine/llm_proposer.h"
@@ -41,6 +42,10 @@ Result<LlmEndpointSpec> ParseLlmEndpointSpec(const std::string& text) {
 
 namespace {
 
+// Failed calls in a row (each already retried by the client) after which an endpoint counts as
+// dead: the run stops with the endpoint's last error instead of spinning (llm/ensemble.h).
+constexpr int kDeadAfterFailedCalls = 3;
+
 Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec) {
   std::vector<EnsembleMember> members;
   for (const LlmEndpointSpec& e : spec.llms) {
@@ -54,9 +59,13 @@ Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec) {
     if (!client.ok()) return client.status();
     members.push_back({std::shared_ptr<LlmClient>(std::move(*client)), e.weight});
   }
-  if (members.size() == 1) return members[0].client;
+  if (members.size() == 1) {
+    return std::shared_ptr<LlmClient>(
+        std::make_shared<DeadEndpointGuard>(members[0].client, kDeadAfterFailedCalls));
+  }
   LlmEnsembleOptions eo;
   eo.seed = spec.seed;
+  eo.max_consecutive_failures = kDeadAfterFailedCalls;
   Result<std::unique_ptr<LlmEnsemble>> ensemble = LlmEnsemble::Create(std::move(members), eo);
   if (!ensemble.ok()) return ensemble.status();
   return std::shared_ptr<LlmClient>(std::move(*ensemble));

@@ -90,9 +90,14 @@ int LlmEnsemble::PickMember() {
 Result<ChatResponse> LlmEnsemble::Complete(const ChatRequest& request) {
   int i = PickMember();
   if (i >= 0) return members_[static_cast<size_t>(i)].client->Complete(request);
+  return GaveUp();
+}
+
+Status LlmEnsemble::GaveUp() const {
   std::string why;
   for (const DeadEndpointGuard* g : guards_) {
-    if (g != nullptr) why += (why.empty() ? "" : "; ") + g->dead_status().message();
+    if (g == nullptr || !g->dead()) return Status::Ok();
+    why += (why.empty() ? "" : "; ") + g->dead_status().message();
   }
   return Status::IOError(fmt::format("all {} LLM endpoints are dead: {}", members_.size(), why));
 }

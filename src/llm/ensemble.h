@@ -30,6 +30,7 @@ class DeadEndpointGuard final : public LlmClient {
 
   Result<ChatResponse> Complete(const ChatRequest& request) override;
   std::string Endpoint() const override { return inner_->Endpoint(); }
+  Status GaveUp() const override { return dead() ? dead_status() : Status::Ok(); }
 
   bool dead() const { return dead_.load(); }
   // The error every call returns once dead; OK while alive.
@@ -65,6 +66,7 @@ class LlmEnsemble final : public LlmClient {
   // member's own model). When every member is dead, IOError listing each endpoint's error.
   Result<ChatResponse> Complete(const ChatRequest& request) override;
   std::string Endpoint() const override;  // the members' endpoints, comma-separated
+  Status GaveUp() const override;         // not OK once every member is dead
 
   // The member the next call would use (advances the RNG); -1 when every member is dead.
   int PickMember();

@@ -86,6 +86,7 @@ TEST(LlmDeadEndpointTest, SuccessResetsTheCountAndDeadEndpointIsNotCalledAgain) 
   fake->fail = true;
   EXPECT_FALSE(guard.Complete(Hello()).ok());
   EXPECT_FALSE(guard.Complete(Hello()).ok());
+  EXPECT_TRUE(guard.GaveUp().ok());
   fake->fail = false;
   EXPECT_TRUE(guard.Complete(Hello()).ok());  // resets
   fake->fail = true;
@@ -94,6 +95,7 @@ TEST(LlmDeadEndpointTest, SuccessResetsTheCountAndDeadEndpointIsNotCalledAgain) 
   EXPECT_FALSE(guard.dead()) << "only 2 consecutive failures since the success";
   EXPECT_FALSE(guard.Complete(Hello()).ok());
   EXPECT_TRUE(guard.dead());
+  EXPECT_EQ(guard.GaveUp().message(), guard.dead_status().message());
   EXPECT_EQ(fake->calls.load(), 6);
   fake->fail = false;
   EXPECT_FALSE(guard.Complete(Hello()).ok()) << "a dead endpoint stays dead";
@@ -143,11 +145,14 @@ TEST(LlmEnsembleTest, SkipsDeadMembersAndReportsWhenAllAreDead) {
     EXPECT_EQ(r->content, "b");
   }
   EXPECT_EQ(a->calls.load(), 2);
+  EXPECT_TRUE((*e)->GaveUp().ok()) << "b is still alive";
   b->fail = true;
   (*e)->Complete(Hello());
   (*e)->Complete(Hello());
+  EXPECT_FALSE((*e)->GaveUp().ok()) << "every member is dead: callers can stop";
   Result<ChatResponse> r = (*e)->Complete(Hello());
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), (*e)->GaveUp().message());
   EXPECT_NE(r.status().message().find("all 2 LLM endpoints are dead"), std::string::npos);
   EXPECT_NE(r.status().message().find("http://a/v1 unreachable after 2 attempts"),
             std::string::npos)

@@ -59,6 +59,10 @@ class LlmClient {
   virtual Result<ChatResponse> Complete(const ChatRequest& request) = 0;
   // Where the calls go, for messages and logs, e.g. "http://localhost:8000/v1". No secrets.
   virtual std::string Endpoint() const = 0;
+  // OK while a call may still succeed. Once the client has given up on its endpoint(s) for
+  // good (DeadEndpointGuard, llm/ensemble.h), the error every further call returns, so that a
+  // caller can stop instead of spinning.
+  virtual Status GaveUp() const { return Status::Ok(); }
 };
 
 struct OpenAiClientOptions {

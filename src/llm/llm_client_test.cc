@@ -205,6 +205,28 @@ TEST_F(LlmClientTest, TruncatedJsonIsAProtocolErrorQuotingTheBody) {
   EXPECT_EQ(server_->requests().size(), 1u);
 }
 
+TEST_F(LlmClientTest, MalformedJsonIsAProtocolErrorAndNotRetried) {
+  server_->Push(ScriptedReply::RawBody("<html><body>502 Bad Gateway</body></html>"));
+  server_->Push(ScriptedReply::RawBody("{\"choices\": [{\"message\": \"not an object\"}]}"));
+  server_->Push(ScriptedReply::RawBody("{\"choices\": [{\"message\": {\"content\": 42}}]}"));
+  auto client = Client(Options());
+  Result<ChatResponse> html = client->Complete(Hello());
+  ASSERT_FALSE(html.ok());
+  EXPECT_EQ(html.status().code(), Status::Code::kProtocol);
+  EXPECT_NE(html.status().message().find("not valid JSON"), std::string::npos);
+  EXPECT_NE(html.status().message().find("\"<html><body>502 Bad Gateway"), std::string::npos)
+      << html.status().message();
+  Result<ChatResponse> shape = client->Complete(Hello());
+  ASSERT_FALSE(shape.ok());
+  EXPECT_NE(shape.status().message().find("without choices[0].message"), std::string::npos)
+      << shape.status().message();
+  Result<ChatResponse> number = client->Complete(Hello());
+  ASSERT_FALSE(number.ok());
+  EXPECT_NE(number.status().message().find("empty completion"), std::string::npos)
+      << number.status().message();
+  EXPECT_EQ(server_->requests().size(), 3u) << "a reply that cannot be parsed is not retried";
+}
+
 TEST_F(LlmClientTest, DroppedConnectionIsRetried) {
   server_->Push(ScriptedReply::DropConnection());
   server_->Push(ScriptedReply::Completion("after the drop"));

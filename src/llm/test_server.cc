@@ -66,6 +66,13 @@ ScriptedReply ScriptedReply::DropConnection() {
   return r;
 }
 
+ScriptedReply ScriptedReply::RawBody(std::string body) {
+  ScriptedReply r;
+  r.kind = Kind::kRawBody;
+  r.body = std::move(body);
+  return r;
+}
+
 TestLlmServer::TestLlmServer()
     : server_(std::make_unique<httplib::Server>()),
       started_(std::chrono::steady_clock::now()),
@@ -167,6 +174,9 @@ void TestLlmServer::Handle(const void* request, void* response) {
         break;
       case ScriptedReply::Kind::kTruncatedJson:
         res.set_content(full.substr(0, full.size() / 2), "application/json");
+        break;
+      case ScriptedReply::Kind::kRawBody:
+        res.set_content(reply.body, "application/json");
         break;
       case ScriptedReply::Kind::kDropConnection:
         res.set_content_provider(full.size(), "application/json",

@@ -4,7 +4,7 @@
 // can talk real HTTP on loopback; nothing in a production path uses it. Each POST to
 // /v1/chat/completions takes the next scripted reply (or the fallback once the script is
 // spent), waits its delay, then answers: a completion, an HTTP error (with Retry-After), a
-// truncated JSON body, or a connection dropped mid-body. Other paths get 404. Every request is
+// truncated JSON body, a raw (malformed) body, or a connection dropped mid-body. Other paths get 404. Every request is
 // recorded, and the server counts how many it was handling at once.
 // Thread-safety: all methods may be called from any thread while the server runs.
 #pragma once
@@ -33,7 +33,8 @@ struct ScriptedReply {
     kCompletion,     // 200 with a chat completion
     kHttpError,      // `http_status` with `body` (an OpenAI error object when empty)
     kTruncatedJson,  // 200 whose body is the first half of a completion (length consistent)
-    kDropConnection  // 200 headers announcing a full body, half of it, then the socket closes
+    kDropConnection,  // 200 headers announcing a full body, half of it, then the socket closes
+    kRawBody          // 200 with `body` as it is (malformed JSON, an HTML error page, ...)
   };
   Kind kind = Kind::kCompletion;
   std::string content;  // kCompletion: the completion text
@@ -50,6 +51,7 @@ struct ScriptedReply {
   static ScriptedReply HttpError(int status, std::string retry_after = "", std::string body = "");
   static ScriptedReply TruncatedJson();
   static ScriptedReply DropConnection();
+  static ScriptedReply RawBody(std::string body);
 };
 
 struct RecordedRequest {

@@ -1,10 +1,10 @@
 #include "task/task.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace ks {
 namespace {
@@ -41,6 +41,19 @@ TEST(TaskTest, CandidateNeedsModelNew) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("`ModelNew`"), std::string::npos);
   EXPECT_TRUE(LoadCandidate(WriteTemp("cand2.py", "ModelNew = object\n")).ok());
+}
+
+TEST(TaskTest, TopLevelNamesAreFoundByLine) {
+  EXPECT_EQ(MissingTopLevelNames("class ModelNew(nn.Module):\n", {"ModelNew"}), "");
+  EXPECT_EQ(MissingTopLevelNames("x = 1\ndef  get_inputs():\n", {"get_inputs"}), "");
+  EXPECT_EQ(MissingTopLevelNames("ModelNew=Model\n", {"ModelNew"}), "");
+  EXPECT_EQ(MissingTopLevelNames("class ModelNewer:\n", {"ModelNew"}), "`ModelNew`");
+  EXPECT_EQ(MissingTopLevelNames("    class ModelNew:\n", {"ModelNew"}), "`ModelNew`");
+  EXPECT_EQ(MissingTopLevelNames("ModelNew == 1\n", {"ModelNew"}), "`ModelNew`");
+  EXPECT_EQ(MissingTopLevelNames("classModelNew = 1\n", {"ModelNew"}), "`ModelNew`");
+  // A reply of megabytes (whitespace after `class`, no newline) is scanned, not backtracked.
+  std::string huge = "class" + std::string(4 << 20, ' ') + "X";
+  EXPECT_EQ(MissingTopLevelNames(huge, {"ModelNew", "X"}), "`ModelNew`");
 }
 
 TEST(TaskTest, UnreadableFileIsNamed) {

@@ -1,0 +1,16 @@
+# get_inputs returns a dict instead of a list of forward arguments (tests/e2e/bad_inputs.sh).
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.sum(dim=0)
+
+
+def get_inputs():
+    return {"x": torch.rand(8, 8)}
+
+
+def get_init_inputs():
+    return []
