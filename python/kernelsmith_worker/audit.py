@@ -6,43 +6,38 @@
   candidate's `__global__` functions);
 - share of device time in custom kernels (CUDA profiler; cpu_ext time / forward wall time on
   the cpu backend; null under the Triton interpreter);
-- side streams (profiler stream ids), output that does not change with the inputs, results
-  cached across calls (input overwritten in place, same data_ptr).
+- side streams (profiler stream ids), output that does not change with the inputs (bitwise,
+  or near-constant outputs that do not follow the reference), results cached across calls
+  (input overwritten in place, same data_ptr and version counter);
+- the correctness trials' calls too: torch ops and events (frames, gc, files) on every call;
+- evaluator introspection: a static scan of the source and audit-hook events in forward;
+- host compute: tensor data handed to NumPy or Python lists inside forward;
+- after timing: the timing input overwritten once more must give the new answer.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelsmith_worker import opclass
-from kernelsmith_worker.correctness import Tolerance, compare_outputs, TrialSource
+from kernelsmith_worker.correctness import (WEAK_FOLLOW, CorrectnessOutcome, Tolerance,
+                                            TrialSource, compare_outputs)
 from kernelsmith_worker.findings import finding
 from kernelsmith_worker.inputs import clone_args, tensors_in
+from kernelsmith_worker.integrity import EventWatch, scan_source
 from kernelsmith_worker.launches import LaunchRecorder
+from kernelsmith_worker.opclass import OpCounter
+
+__all__ = ["AuditInputs", "OpCounter", "run_audit", "post_timing_finding",
+           "torch_compute_findings", "trial_findings", "event_findings"]
 
 _perf_counter_ns = time.perf_counter_ns
 LOW_SHARE = 0.5
-
-
-class OpCounter(TorchDispatchMode):
-    """Counts aten ops by qualified name ('aten.mm'), except inside custom-kernel launches."""
-
-    def __init__(self, recorder: LaunchRecorder) -> None:
-        super().__init__()
-        self.counts: Counter[str] = Counter()
-        self._recorder = recorder
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        if not self._recorder.in_kernel():
-            self.counts[str(func.overloadpacket)] += 1
-        return func(*args, **(kwargs or {}))
 
 
 @dataclass
@@ -59,6 +54,8 @@ class AuditInputs:
     correct: bool  # correctness passed: value-based checks are meaningful
     constant_trials: tuple[int, int] | None
     interpret: bool  # Triton interpreter: device share not measurable
+    outcome: CorrectnessOutcome | None = None  # the trials' op counts, events, follow scores
+    candidate_source: str = ""  # for the static introspection scan
 
 
 def torch_compute_findings(counts: dict[str, int], launches: int) -> list[dict[str, str]]:
@@ -110,7 +107,9 @@ def _overwrite_in_place(dst: list[Any], src: list[Any]) -> bool:
         return False
     with torch.no_grad():
         for d, s in zip(dt, st, strict=True):
-            d.copy_(s)
+            # Through .data: the values change but the version counter does not, like a write
+            # by a kernel; a cache keyed on (data_ptr, _version) is caught too.
+            d.data.copy_(s)
     return True
 
 
@@ -131,14 +130,93 @@ def cached_output_finding(a: AuditInputs) -> dict[str, str] | None:
                    f"match the new values: {cmp.message}", "reject")
 
 
+def trial_findings(outcome: CorrectnessOutcome) -> list[dict[str, str]]:
+    """torch_compute over the correctness trials' calls: heavy ops on any call, or compute with
+    no launch on a call (a candidate that computes in torch on the first sight of an input and
+    serves a cached copy afterwards passes the audit's own call)."""
+    heavy: dict[str, int] = {}
+    unlaunched: dict[str, int] = {}
+    for counts, launches in outcome.call_ops:
+        for op, n in counts.items():
+            cls = opclass.classify(op)
+            if cls == "heavy":
+                heavy[op] = heavy.get(op, 0) + n
+            if cls in ("heavy", "light") and launches == 0:
+                unlaunched[op] = unlaunched.get(op, 0) + n
+    if heavy:
+        return [finding("torch_compute", "during the correctness trials forward ran torch ops "
+                        f"that do the problem's work {opclass.format_ops(heavy)}", "reject")]
+    if unlaunched:
+        return [finding("torch_compute", "during the correctness trials forward computed with "
+                        f"torch ops {opclass.format_ops(unlaunched)} and no custom kernel",
+                        "reject")]
+    return []
+
+
+_EVENT_RULES: dict[str, tuple[str, str]] = {
+    "introspection": ("evaluator_introspection", "forward inspected the evaluator's state"),
+    "file_io": ("file_io", "forward used files (a cache between calls or evaluations?)"),
+    "host_compute": ("host_compute", "forward moved tensor data to the host for NumPy/Python "
+                     "compute instead of a custom kernel"),
+}
+
+
+def event_findings(events: dict[str, list[str]]) -> list[dict[str, str]]:
+    """One reject finding per EventWatch kind seen."""
+    out: list[dict[str, str]] = []
+    for kind, items in sorted(events.items()):
+        if items and kind in _EVENT_RULES:
+            name, what = _EVENT_RULES[kind]
+            out.append(finding(name, f"{what}: {', '.join(items[:5])}", "reject"))
+    return out
+
+
+def post_timing_finding(run_candidate: Callable[..., Any], args: list[Any],
+                        source: TrialSource, tolerance: Tolerance) -> dict[str, str] | None:
+    """Called once after the timing loop on the timed input object: its contents are overwritten
+    in place with trial 1's values, and the output must match trial 1's reference. A candidate
+    that behaves once it has been called many times (call counting, a cache that only starts
+    serving in a loop) is caught here."""
+    if not _overwrite_in_place(args, source.pristine(1).inputs):
+        return None
+    out = run_candidate(args)
+    cmp = compare_outputs(out, source.reference(1), tolerance)
+    if cmp.ok:
+        return None
+    return finding("timing_output_mismatch", "after the timing loop, its input overwritten in "
+                   "place with new values, forward returned a result that does not match them "
+                   f"({cmp.message}): the candidate stops computing when called repeatedly",
+                   "reject")
+
+
+def _whole_request_findings(a: AuditInputs, events: dict[str, list[str]],
+                            so_far: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Rules over every call of the request (the trials' ops and events, merged with the
+    audit call's `events`) and over the source (introspection scan)."""
+    out: list[dict[str, str]] = []
+    if a.outcome is not None:
+        if not any(f["kind"] == "torch_compute" for f in so_far):
+            out.extend(trial_findings(a.outcome))
+        for kind, items in a.outcome.events.items():
+            events.setdefault(kind, []).extend(x for x in items if x not in events.get(kind, []))
+    out.extend(event_findings(events))
+    scanned = scan_source(a.candidate_source)
+    if scanned and not any(f["kind"] == "evaluator_introspection" for f in out):
+        out.append(finding("evaluator_introspection", "the candidate's source reaches into the "
+                           f"evaluator: {'; '.join(scanned[:4])}", "reject"))
+    return out
+
+
 def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """Returns (audit stage record without timing fields, findings)."""
     findings: list[dict[str, str]] = []
     # 1. Dispatch-level audit and launch count.
     a.recorder.reset()
     counter = OpCounter(a.recorder)
-    a.run_candidate(clone_args(a.source.pristine(0).inputs), mode=counter)
+    with EventWatch(a.recorder, host_calls=True) as watch:
+        a.run_candidate(clone_args(a.source.pristine(0).inputs), mode=counter)
     counts = dict(counter.counts)
+    events = {k: list(v) for k, v in watch.seen.items()}
     launches = a.recorder.total()
     names = set(a.recorder.names())
     share: float | None = None
@@ -163,6 +241,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         findings.append(finding("no_custom_kernel", "forward launched no custom kernel "
                                 f"({a.backend} backend)", "reject"))
     findings.extend(torch_compute_findings(counts, launches))
+    findings.extend(_whole_request_findings(a, events, findings))
     if share is not None and launches > 0 and share < LOW_SHARE:
         findings.append(finding("low_custom_share", f"only {share:.0%} of the forward's "
                                 "device time is spent in custom kernels", "warn"))
@@ -172,6 +251,13 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         findings.append(finding("constant_output", f"outputs of trials {i} and {j} are "
                                 "bitwise identical although the reference outputs differ: the "
                                 "output does not depend on the inputs", "reject"))
+    weak = a.outcome.weak_follow if a.outcome is not None else None
+    if a.correct and weak is not None and a.constant_trials is None:
+        findings.append(finding("near_constant_output", f"in trial {weak[0]} the output is "
+                                "within tolerance only because every reference value is close "
+                                "to their mean, and it does not follow the reference (correlation "
+                                f"{weak[1]:.2f} < {WEAK_FOLLOW}): compute the actual values",
+                                "reject"))
     if a.correct:
         cached = cached_output_finding(a)
         if cached is not None:

@@ -19,11 +19,16 @@ import torch
 from kernelsmith_worker import errors
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.inputs import TrialData, clone_args, tensors_in
+from kernelsmith_worker.integrity import EventWatch
+from kernelsmith_worker.launches import active_recorder
+from kernelsmith_worker.opclass import OpCounter
 
 _isclose = torch.isclose
 _equal = torch.equal
 _perf_counter = time.perf_counter
 _CHUNK = 1 << 24  # elements compared at once (bounds the temporary memory)
+_FOLLOW_SAMPLES = 1 << 20  # elements sampled by the follows-the-reference check
+WEAK_FOLLOW = 0.5  # correlation below which a near-constant output does not follow the inputs
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,33 @@ def compare_outputs(out: Any, ref: Any, tol: Tolerance) -> Comparison:
     return Comparison(ok, "" if ok else f"output {out!r} != reference {ref!r}", "values")
 
 
+def follows_reference(out: Any, ref: Any, tol: Tolerance) -> float | None:
+    """On outputs where the tolerance cannot tell a constant from the answer (every reference
+    value within tolerance of the reference's mean: a row mean of uniform noise), the
+    correlation between the output's and the reference's deviations from their means. An
+    honest kernel scores about 1; a constant plus noise about 0. None when the check does not
+    apply (the tolerance discriminates, too few elements, a constant reference)."""
+    if type(out) is not torch.Tensor or not isinstance(ref, torch.Tensor) \
+            or not ref.dtype.is_floating_point or ref.numel() < 8 or out.shape != ref.shape:
+        return None
+    step = max(1, -(-ref.numel() // _FOLLOW_SAMPLES))
+    r = ref.detach().reshape(-1)[::step].to(torch.float64)
+    o = out.detach().reshape(-1)[::step].to(torch.float64)
+    if not bool(torch.isfinite(r).all()) or not bool(torch.isfinite(o).all()):
+        return None
+    used = effective_tolerance(ref, tol)
+    mean = torch.full_like(r, float(r.mean()))
+    if not bool(_isclose(mean, r, rtol=used.rtol, atol=used.atol).all()):
+        return None  # a constant fails the values check already
+    rc, oc = r - r.mean(), o - o.mean()
+    rr, oo = float((rc * rc).sum()), float((oc * oc).sum())
+    if rr == 0.0:
+        return None
+    if oo == 0.0:
+        return 0.0
+    return float((rc * oc).sum()) / (rr * oo) ** 0.5
+
+
 def bitwise_equal(a: Any, b: Any) -> bool:
     """Same structure, and tensors with identical shape, dtype, strides and bytes."""
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
@@ -266,11 +298,20 @@ class CorrectnessOutcome:
     constant_trials: tuple[int, int] | None = None  # identical outputs, different references
     outputs_checked: int = 0
     trial_errors: list[str] = field(default_factory=list)
+    # Per candidate call: (aten ops seen by the dispatch-level audit, custom launches).
+    call_ops: list[tuple[dict[str, int], int]] = field(default_factory=list)
+    # Audit-hook events the candidate caused during the trials (EventWatch kinds).
+    events: dict[str, list[str]] = field(default_factory=dict)
+    # (trial, correlation) of the least reference-like near-constant output (follows_reference)
+    weak_follow: tuple[int, float] | None = None
 
 
 def run_trials(trials: int, tol: Tolerance, source: TrialSource,
                run_candidate: Callable[[list[Any]], Any], dev: torch.device) -> CorrectnessOutcome:
-    """Runs the trials; stops early only when the candidate raises."""
+    """Runs the trials; stops early only when the candidate raises. Every candidate call runs
+    under the dispatch-level op counter and the event watch, so work done in torch (or through
+    files, frames, gc) on the calls that produce the checked outputs is seen by the audit."""
+    recorder = active_recorder()
     start = _perf_counter()
     record: dict[str, Any] = {
         "ok": False, "trials": trials, "passed": 0, "atol": tol.atol, "rtol": tol.rtol,
@@ -287,8 +328,11 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
         # size: an output the candidate allocates and leaves unwritten then reads as NaN.
         poison = _output_sizes(data.reference) if data.has_reference else []
         poison_freed_memory(2 * (poison + _output_sizes(data.inputs)), dev)
+        counter, watch = OpCounter(recorder), EventWatch(recorder)
+        launched = recorder.total() if recorder is not None else 0
         try:
-            out = run_candidate(args)
+            with watch, counter:
+                out = run_candidate(args)
         except Hacked:
             raise
         except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
@@ -299,6 +343,12 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
             outcome.message = f"trial {i}: {what} {errors.describe(e)}"
             record["error"] = errors.traceback_tail(e)
             break
+        finally:
+            for kind, items in watch.seen.items():
+                outcome.events.setdefault(kind, []).extend(
+                    x for x in items if x not in outcome.events.get(kind, []))
+        outcome.call_ops.append((dict(counter.counts),
+                                 (recorder.total() - launched) if recorder is not None else 0))
         changed = modified_input(data.inputs, args)
         del args
         ref = source.reference(i)
@@ -313,6 +363,10 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
         record["max_rel_err"] = max(record["max_rel_err"], cmp.max_rel_err)
         if cmp.ok:
             record["passed"] += 1
+            follow = follows_reference(out, ref, tol)
+            if follow is not None and follow < WEAK_FOLLOW and (
+                    outcome.weak_follow is None or follow < outcome.weak_follow[1]):
+                outcome.weak_follow = (i, follow)
         elif outcome.status is None:
             outcome.status = "incorrect"
             outcome.message = f"trial {i}: {cmp.message}"

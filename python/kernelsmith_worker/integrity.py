@@ -17,9 +17,12 @@ Thread-safety: none needed (the worker is serial).
 
 from __future__ import annotations
 
+import ast
 import builtins
+import copy
 import importlib
 import inspect
+import os
 import sys
 import threading
 import time
@@ -179,6 +182,30 @@ def _own_entries(prefix: str) -> list[tuple[str, Any, str]]:
     return entries
 
 
+def _own_data(prefix: str) -> list[tuple[str, Any, str]]:
+    """(label, module, attr) for the module-level data (tolerance tables, constants) of the
+    worker's modules: a candidate that loosens `TOLERANCES` changes no function."""
+    entries: list[tuple[str, Any, str]] = []
+    for modname, mod in sorted(sys.modules.items()):
+        if mod is None or not (modname == prefix or modname.startswith(prefix + ".")):
+            continue
+        for attr, val in sorted(vars(mod).items()):
+            if attr.startswith("__") or callable(val) or isinstance(val, types.ModuleType):
+                continue
+            entries.append((f"{modname}.{attr}", mod, attr))
+    return entries
+
+
+def _snapshot(val: Any) -> Any:
+    """A deep copy to compare against later (_MISSING when the value cannot be copied or
+    compared: only its identity is watched then)."""
+    try:
+        snap = copy.deepcopy(val)
+        return snap if bool(snap == val) else _MISSING
+    except Exception:
+        return _MISSING
+
+
 def _code_of(obj: Any) -> Any:
     fn = getattr(obj, "__func__", obj)
     return getattr(fn, "__code__", None)
@@ -191,21 +218,43 @@ class IntegrityGuard:
     def __init__(self, own_prefix: str = "kernelsmith_worker") -> None:
         # (label, owner, attr, original value, original code object, defined on owner itself)
         self._entries: list[tuple[str, Any, str, Any, Any, bool]] = []
+        self._problem: list[tuple[str, Any, str, Any, Any, bool]] = []  # watch_problem
         for dotted, attr in _WATCHED_ATTRS:
             owner = _resolve(dotted)
             if owner is not _MISSING:
                 self._add(f"{dotted}.{attr}", owner, attr)
         for label, owner, attr in _broad_entries() + _own_entries(own_prefix):
             self._add(label, owner, attr)
+        # (label, module, attr, original object, deep snapshot of its contents)
+        self._data: list[tuple[str, Any, str, Any, Any]] = [
+            (label, mod, attr, vars(mod)[attr], _snapshot(vars(mod)[attr]))
+            for label, mod, attr in _own_data(own_prefix)]
         self._settings = _settings()
         self._setting_values = {name: self._read(get) for name, (get, _) in self._settings.items()}
 
-    def _add(self, label: str, owner: Any, attr: str) -> None:
+    def _add(self, label: str, owner: Any, attr: str,
+             into: list[tuple[str, Any, str, Any, Any, bool]] | None = None) -> None:
         val = self._current(owner, attr)
         if val is _MISSING:
             return
         own = attr in getattr(owner, "__dict__", {})
-        self._entries.append((label, owner, attr, val, _code_of(val), own))
+        (self._entries if into is None else into).append(
+            (label, owner, attr, val, _code_of(val), own))
+
+    def watch_problem(self, module: types.ModuleType, label: str = "problem") -> None:
+        """Also watches, until the next call, the functions and classes the problem's module
+        defines and their methods: a candidate that patches `Model.forward` to slow the
+        reference down is tampering. Call it after loading the problem, before the candidate."""
+        self._problem = []
+        for attr, val in sorted(vars(module).items()):
+            if attr.startswith("__") or not callable(val) or isinstance(val, types.ModuleType) \
+                    or getattr(val, "__module__", None) != module.__name__:
+                continue  # names the problem imported (torch, nn) are watched elsewhere
+            self._add(f"{label}.{attr}", module, attr, self._problem)
+            if isinstance(val, type):
+                for mattr, mval in sorted(vars(val).items()):
+                    if isinstance(mval, (types.FunctionType, staticmethod, classmethod, property)):
+                        self._add(f"{label}.{attr}.{mattr}", val, mattr, self._problem)
 
     @staticmethod
     def _read(getter: Callable[[], Any]) -> Any:
@@ -232,17 +281,23 @@ class IntegrityGuard:
 
     def watched(self) -> list[str]:
         """Labels of every watched function/class and setting (for tests and docs)."""
-        return [e[0] for e in self._entries] + list(self._settings)
+        return [e[0] for e in self._entries] + [d[0] for d in self._data] + list(self._settings)
 
     def changes(self) -> list[str]:
         """What differs from the snapshot, one phrase each (empty when intact)."""
         out: list[str] = []
-        for label, owner, attr, val, code, _ in self._entries:
+        for label, owner, attr, val, code, _ in self._entries + self._problem:
             cur = self._current(owner, attr)
             if cur is not val:
                 out.append(f"{label} was replaced")
             elif code is not None and _code_of(cur) is not code:
                 out.append(f"{label}.__code__ was replaced")
+        for label, mod, attr, val, snap in self._data:
+            cur = vars(mod).get(attr, _MISSING)
+            if cur is not val:
+                out.append(f"{label} was replaced")
+            elif snap is not _MISSING and not _same(cur, snap):
+                out.append(f"{label} was modified")
         for name, (get, _) in self._settings.items():
             now = self._read(get)
             if now != self._setting_values[name]:
@@ -251,7 +306,7 @@ class IntegrityGuard:
 
     def restore(self) -> None:
         """Puts every original back (best effort; errors ignored)."""
-        for _, owner, attr, val, code, own in self._entries:
+        for _, owner, attr, val, code, own in self._entries + self._problem:
             try:
                 if self._current(owner, attr) is not val:
                     if own:
@@ -263,6 +318,14 @@ class IntegrityGuard:
                     fn.__code__ = code
             except Exception:
                 pass
+        for _, mod, attr, val, snap in self._data:
+            try:
+                if vars(mod).get(attr, _MISSING) is not val:
+                    setattr(mod, attr, val)
+                if snap is not _MISSING and not _same(val, snap):
+                    _refill(val, snap)
+            except Exception:
+                pass
         for name, (get, set_) in self._settings.items():
             want = self._setting_values[name]
             try:
@@ -270,6 +333,27 @@ class IntegrityGuard:
                     set_(want)
             except Exception:
                 pass
+
+
+def _same(cur: Any, snap: Any) -> bool:
+    try:
+        return bool(cur == snap)
+    except Exception:
+        return False
+
+
+def _refill(val: Any, snap: Any) -> None:
+    """Puts a mutated container's original contents back in place (other modules hold the
+    same object, so it is not replaced)."""
+    fresh = copy.deepcopy(snap)
+    if isinstance(val, dict):
+        val.clear()
+        val.update(fresh)
+    elif isinstance(val, list):
+        val[:] = fresh
+    elif isinstance(val, set):
+        val.clear()
+        val.update(fresh)
 
 
 # Threads: a candidate's thread still alive after forward returned.
@@ -282,6 +366,236 @@ def new_threads(baseline: set[int]) -> list[str]:
     """Names of threads alive now that were not alive at `baseline`."""
     return sorted(t.name for t in threading.enumerate()
                   if t.ident is not None and t.ident not in baseline and t.is_alive())
+
+
+# Introspection: candidate code reaching the evaluator's state (frames, gc, sys.modules, the
+# audit's own dispatch mode or profiler) to copy the reference, loosen a check or detect when
+# it is being watched. Two layers: a static scan of the source (catches it wherever it runs,
+# import time included) and Python audit hooks while forward runs (catch it however the name
+# was spelled).
+
+# Attribute or imported names that only serve to look at the evaluator.
+SUSPECT_NAMES: dict[str, str] = {
+    "_getframe": "reads the caller's frames",
+    "_current_frames": "reads the threads' frames",
+    "_getframemodulename": "reads the caller's frames",
+    "f_back": "walks the caller's frames",
+    "f_locals": "reads a frame's local variables",
+    "f_globals": "reads a frame's globals",
+    "tb_frame": "reads frames through a traceback",
+    "gi_frame": "reads frames through a generator",
+    "cr_frame": "reads frames through a coroutine",
+    "get_objects": "scans every object through gc",
+    "get_referrers": "scans objects through gc",
+    "get_referents": "scans objects through gc",
+    "__subclasses__": "enumerates classes",
+    "_disable_current_modes": "switches off the audit's dispatch mode",
+    "_get_current_dispatch_mode": "detects the audit's dispatch mode",
+    "_get_current_dispatch_mode_stack": "detects the audit's dispatch mode",
+    "_len_torch_dispatch_stack": "detects the audit's dispatch mode",
+    "_python_dispatch": "uses torch's dispatch-mode internals",
+    "_profiler_enabled": "detects the audit's profiler",
+    "is_current_stream_capturing": "detects CUDA graph capture (the timing stage)",
+}
+_INSPECT_FRAME_FUNCS = frozenset({"currentframe", "stack", "getouterframes", "trace",
+                                  "getframeinfo"})
+_ALLOWED_WORKER_MODULES = frozenset({"kernelsmith_worker", "kernelsmith_worker.cpu_ext"})
+
+
+def _dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "__import__":
+        parts.append("sys" if any(isinstance(a, ast.Constant) and a.value == "sys"
+                                  for a in node.args) else "__import__()")
+    return ".".join(reversed(parts))
+
+
+def scan_source(source: str) -> list[str]:
+    """Static scan of a candidate's source: one 'line N: what (why)' per suspicious use of
+    frames, gc, sys.modules, the worker's internals or the audit's machinery. [] when clean
+    or when the source does not parse (the load stage reports that)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    hits: list[str] = []
+
+    def hit(node: ast.AST, what: str, why: str) -> None:
+        hits.append(f"line {getattr(node, 'lineno', '?')}: {what} ({why})")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            name = _dotted(node)
+            if node.attr in SUSPECT_NAMES:
+                hit(node, name, SUSPECT_NAMES[node.attr])
+            elif name == "sys.modules":
+                hit(node, name, "reaches other modules, the evaluator's included")
+            elif name.startswith("inspect.") and node.attr in _INSPECT_FRAME_FUNCS:
+                hit(node, name, "reads the caller's frames")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "getattr" and node.args and _dotted(node.args[0]) == "sys":
+            hit(node, "getattr(sys, ...)", "reaches sys internals by a computed name")
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            for alias in node.names:
+                full = f"{mod}.{alias.name}"
+                if alias.name in SUSPECT_NAMES or "_python_dispatch" in mod:
+                    hit(node, f"from {mod} import {alias.name}",
+                        SUSPECT_NAMES.get(alias.name, SUSPECT_NAMES["_python_dispatch"]))
+                elif mod == "sys" and alias.name == "modules":
+                    hit(node, "from sys import modules", "reaches the evaluator's modules")
+                elif mod == "inspect" and alias.name in _INSPECT_FRAME_FUNCS:
+                    hit(node, f"from inspect import {alias.name}", "reads the caller's frames")
+                elif mod.startswith("kernelsmith_worker") and full not in _ALLOWED_WORKER_MODULES \
+                        and mod not in _ALLOWED_WORKER_MODULES - {"kernelsmith_worker"}:
+                    hit(node, f"from {mod} import {alias.name}", "imports the evaluator")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("kernelsmith_worker") \
+                        and alias.name not in _ALLOWED_WORKER_MODULES:
+                    hit(node, f"import {alias.name}", "imports the evaluator")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            v = node.value
+            if v in SUSPECT_NAMES or "kernelsmith_worker." in v \
+                    or v.startswith(("ks_problem", "ks_candidate")):
+                if v != "kernelsmith_worker.cpu_ext":
+                    hit(node, repr(v[:40]), "names the evaluator's internals")
+    return hits
+
+
+# Audit-hook events (sys.addaudithook) that candidate code running in forward must not raise.
+_INTROSPECTION_EVENTS = frozenset({"sys._getframe", "sys._current_frames",
+                                   "sys._getframemodulename", "gc.get_objects",
+                                   "gc.get_referrers", "gc.get_referents", "sys.settrace",
+                                   "sys.setprofile"})
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+_FILE_EVENTS = frozenset({"open", "os.remove", "os.rename", "os.replace", "os.listdir",
+                          "os.scandir", "os.mkdir", "os.rmdir", "os.truncate", "os.link",
+                          "os.symlink", "shutil.copyfile", "shutil.rmtree", "shutil.move",
+                          "os.chmod", "os.utime", "glob.glob", "os.walk"})
+_IMPORT_SUFFIXES = (".py", ".pyc", ".so", ".pyi", ".pth", ".json")
+
+
+def _library_roots() -> tuple[str, ...]:
+    """Folders of installed code (stdlib, site-packages) and of the worker itself: calls made
+    from there are on the candidate's behalf, not the candidate looking around."""
+    import sysconfig
+
+    roots = {sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib", "purelib",
+                                                        "platlib")}
+    roots.add(str(__file__).rsplit("/", 1)[0])
+    return tuple(sorted(r for r in roots if r))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def is_library_file(filename: str) -> bool:
+    return filename.startswith(_LIBRARY_ROOTS) or filename.startswith("<") \
+        or "/site-packages/" in filename or "/dist-packages/" in filename
+
+
+class EventWatch:
+    """Records, while active, the audit events and host conversions candidate code causes:
+    `introspection` (frames, gc), `file_io` (files opened, listed, removed) and
+    `host_compute` (tensor data handed to NumPy or Python lists, seen with sys.setprofile).
+    Events inside custom-kernel launches (`recorder.in_kernel()`) are the launcher's and are
+    ignored. One audit hook per process (audit hooks cannot be removed); not thread-safe."""
+
+    _current: EventWatch | None = None
+    _hooked: bool = False
+    LIMIT = 20
+
+    def __init__(self, recorder: Any = None, host_calls: bool = False) -> None:
+        self.recorder = recorder
+        self.host_calls = host_calls
+        self.seen: dict[str, list[str]] = {}
+        self.busy = False  # inside the hook (it reads frames itself)
+
+    def __enter__(self) -> EventWatch:
+        if not EventWatch._hooked:
+            sys.addaudithook(_audit_hook)
+            EventWatch._hooked = True
+        if self.host_calls:  # before activating: setprofile is itself an audit event
+            sys.setprofile(self._profile)
+        EventWatch._current = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        EventWatch._current = None
+        if self.host_calls:
+            sys.setprofile(None)
+
+    def note(self, kind: str, what: str) -> None:
+        if self.recorder is not None and self.recorder.in_kernel():
+            return
+        items = self.seen.setdefault(kind, [])
+        if len(items) < self.LIMIT and what not in items:
+            items.append(what)
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "c_call" or is_library_file(frame.f_code.co_filename):
+            return
+        owner = getattr(arg, "__self__", None)
+        name = getattr(arg, "__name__", "")
+        if isinstance(owner, torch.Tensor) and name in ("numpy", "__array__", "tolist") \
+                and (name != "tolist" or owner.numel() > 64):
+            self.note("host_compute", f"Tensor.{name}() on a {list(owner.shape)} tensor")
+        elif str(getattr(arg, "__module__", "") or "").startswith("numpy") \
+                and name in ("asarray", "array", "asanyarray", "ascontiguousarray", "frombuffer"):
+            self.note("host_compute", f"numpy.{name}()")
+
+
+# Library code that compiles kernels when a candidate first launches them (JIT, autotune):
+# its file traffic (sources, caches, temporary build folders) is not the candidate's.
+_COMPILER_PATHS = tuple(os.sep + os.path.join("triton", d) + os.sep
+                        for d in ("compiler", "runtime", "backends", "tools"))
+
+
+def _in_kernel_compiler(frame: Any) -> bool:
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if is_library_file(name) and any(p in name for p in _COMPILER_PATHS):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
+    watch = EventWatch._current
+    if watch is None or watch.busy:
+        return
+    watch.busy = True
+    try:
+        if event in _INTROSPECTION_EVENTS or (event == "object.__getattr__" and len(args) > 1
+                                              and args[1] in _FRAME_ATTRS):
+            # Only when called straight from candidate code: library code (warnings, torch's
+            # serialization) reads frames for its own reasons.
+            caller = sys._getframe(1)  # the Python code that called the audited function
+            if not is_library_file(caller.f_code.co_filename):
+                what = event if event != "object.__getattr__" \
+                    else f"{type(args[0]).__name__}.{args[1]}"
+                watch.note("introspection", what)
+        elif event in _FILE_EVENTS:
+            path = args[0] if args else ""
+            mode = args[1] if event == "open" and len(args) > 1 else ""
+            if event == "open" and (not isinstance(path, (str, bytes)) or (
+                    str(path).endswith(_IMPORT_SUFFIXES) and "w" not in str(mode or "r")
+                    and "a" not in str(mode or "r"))):
+                return  # module imports read sources; descriptors are not paths
+            if _in_kernel_compiler(sys._getframe(1)):
+                return  # Triton compiling or autotuning on first launch: its cache, its tools
+            watch.note("file_io", f"{event} {str(path)[:120]}")
+    except Exception:
+        pass
+    finally:
+        watch.busy = False
 
 
 _ = (builtins, time)  # modules named in _WATCHED_ATTRS, imported so they are resolvable

@@ -14,6 +14,10 @@ Ops outside the `aten`/`prims` namespaces (custom ops the candidate registered) 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from typing import Any
+
+from torch.utils._python_dispatch import TorchDispatchMode
 
 VIEW_OPS: frozenset[str] = frozenset(
     """view _unsafe_view reshape _reshape_alias as_strided t transpose permute expand expand_as
@@ -117,3 +121,18 @@ def format_ops(counts: dict[str, int], limit: int = 8) -> str:
     if len(items) > limit:
         parts.append(f"... {len(items) - limit} more")
     return "[" + ", ".join(parts) + "]"
+
+
+class OpCounter(TorchDispatchMode):
+    """Counts aten ops by qualified name ('aten.mm') while active, except inside custom-kernel
+    launches (`recorder.in_kernel()`: the Triton interpreter copies storages with torch ops)."""
+
+    def __init__(self, recorder: Any) -> None:
+        super().__init__()
+        self.counts: Counter[str] = Counter()
+        self._recorder = recorder
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if self._recorder is None or not self._recorder.in_kernel():
+            self.counts[str(func.overloadpacket)] += 1
+        return func(*args, **(kwargs or {}))

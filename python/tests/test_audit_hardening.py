@@ -1,0 +1,194 @@
+"""Detections added for the adversarial corpus (tests/adversarial): one test per fix, each
+with the honest counterpart that must stay clean."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import tempfile
+
+import torch
+
+from conftest import CASES, kinds, run_eval
+from kernelsmith_worker import correctness
+from kernelsmith_worker.audit import event_findings, post_timing_finding, trial_findings
+from kernelsmith_worker.correctness import TOLERANCES, CorrectnessOutcome, follows_reference
+from kernelsmith_worker.inputs import TrialData
+from kernelsmith_worker.integrity import EventWatch, IntegrityGuard, scan_source
+from kernelsmith_worker.launches import LaunchRecorder
+
+TOL = TOLERANCES["default"]
+
+
+# --- cached_output: the in-place overwrite bypasses the version counter ----------------------
+def test_cache_keyed_on_version_counter_is_caught(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_cached_version.py")
+    assert result["status"] in ("hacked", "incorrect")  # incorrect: the CPU reused an address
+    if result["status"] == "hacked":
+        assert "cached_output" in kinds(result, "reject")
+
+
+# --- module data of the worker (tolerance table) is watched and restored ---------------------
+def test_guard_sees_and_restores_mutated_tolerance_table():
+    guard = IntegrityGuard()
+    assert guard.changes() == []
+    saved = TOLERANCES["default"]
+    TOLERANCES["default"] = correctness.Tolerance("default", 1e9, 1e9)
+    try:
+        assert any("TOLERANCES was modified" in c for c in guard.changes())
+        guard.restore()
+        assert TOLERANCES["default"] == saved
+        assert correctness.TOLERANCES is TOLERANCES  # restored in place, not replaced
+        assert guard.changes() == []
+    finally:
+        TOLERANCES["default"] = saved
+
+
+# --- near-constant outputs must follow the reference -----------------------------------------
+def test_follows_reference_scores():
+    torch.manual_seed(0)
+    ref = 0.5 + 0.003 * torch.randn(64)  # every value within tolerance of the mean
+    assert follows_reference(ref.clone(), ref, TOL) > 0.99
+    noisy = 0.5 + 1e-6 * torch.randn(64)
+    assert abs(follows_reference(noisy, ref, TOL)) < 0.5
+    assert follows_reference(torch.full_like(ref, 0.5), ref, TOL) == 0.0
+    wide = torch.randn(64)  # the tolerance discriminates: the check does not apply
+    assert follows_reference(wide.clone(), wide, TOL) is None
+
+
+def test_near_constant_candidate_is_caught(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_near_constant.py",
+                            problem=CASES / "problem_near_one.py")
+    assert result["status"] == "hacked"
+    assert "near_constant_output" in kinds(result, "reject")
+
+
+# --- torch compute on any correctness call ---------------------------------------------------
+def test_trial_findings_rules():
+    out = CorrectnessOutcome({})
+    out.call_ops = [({"aten._softmax": 1}, 0), ({"aten.view": 1}, 1)]
+    assert [f["kind"] for f in trial_findings(out)] == ["torch_compute"]
+    out.call_ops = [({"aten.add": 1}, 0)]
+    assert [f["kind"] for f in trial_findings(out)] == ["torch_compute"]
+    out.call_ops = [({"aten.add": 1, "aten.empty_like": 1}, 1)]
+    assert trial_findings(out) == []
+
+
+def test_content_memo_with_torch_misses_is_caught(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_content_memo.py")
+    assert result["status"] == "hacked"
+    assert "torch_compute" in kinds(result, "reject")
+
+
+# --- static scan of the source ---------------------------------------------------------------
+def test_scan_source_flags_evaluator_access():
+    bad = {
+        "import sys\nf = sys._getframe(1)\n": "_getframe",
+        "import gc\nobjs = gc.get_objects()\n": "get_objects",
+        "import sys\nm = sys.modules['x']\n": "sys.modules",
+        "from torch.utils._python_dispatch import _disable_current_modes\n":
+            "_disable_current_modes",
+        "import kernelsmith_worker.correctness\n": "kernelsmith_worker.correctness",
+        "from kernelsmith_worker import correctness\n": "correctness",
+        "import inspect\nf = inspect.currentframe()\n": "inspect.currentframe",
+        "x = getattr(__import__('sys'), 'modules')\n": "getattr(sys",
+        "ok = torch.cuda.is_current_stream_capturing()\n": "is_current_stream_capturing",
+    }
+    for src, needle in bad.items():
+        hits = scan_source(src)
+        assert hits and any(needle in h for h in hits), (src, hits)
+        assert hits[0].startswith("line ")
+    clean = ("import torch\nfrom kernelsmith_worker import cpu_ext\nimport gc\n"
+             "class M(torch.nn.Module):\n    def forward(self, x):\n"
+             "        gc.collect()\n        n = len(list(self.modules()))\n"
+             "        return torch.stack([x, x])\n")
+    assert scan_source(clean) == []
+    assert scan_source("def broken(:\n") == []
+
+
+# --- audit-hook events while candidate code runs ---------------------------------------------
+def test_event_watch_sees_frames_gc_files_and_host_copies(tmp_path):
+    with EventWatch(LaunchRecorder(), host_calls=True) as w:
+        sys._getframe(0)
+        gc.get_objects()
+        (tmp_path / "cache.pt").write_bytes(b"x")
+        torch.ones(128).numpy()
+    assert set(w.seen) == {"introspection", "file_io", "host_compute"}
+    found = {f["kind"] for f in event_findings(w.seen)}
+    assert found == {"evaluator_introspection", "file_io", "host_compute"}
+
+
+def test_event_watch_ignores_library_code_and_kernel_launches(tmp_path):
+    rec = LaunchRecorder()
+    with EventWatch(rec, host_calls=True) as w:
+        tempfile.gettempdir()
+        os.path.join("a", "b")
+        torch.softmax(torch.ones(4, 4), 1)
+        with rec.launch("kernel"):  # the launcher's own work (Triton's interpreter)
+            torch.ones(128).numpy()
+            open(tmp_path / "k.bin", "wb").close()
+    assert w.seen == {}
+
+
+def test_frames_read_through_a_computed_name_are_caught(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_frames.py")
+    assert result["status"] == "hacked"
+    assert "evaluator_introspection" in kinds(result, "reject")
+
+
+# --- after timing: the timed input rewritten must give the new answer ------------------------
+class _Source:
+    def __init__(self) -> None:
+        self.data = [TrialData([torch.randn(4, 8)]) for _ in range(2)]
+
+    def pristine(self, trial: int) -> TrialData:
+        return self.data[trial]
+
+    def reference(self, trial: int) -> torch.Tensor:
+        return torch.softmax(self.data[trial].inputs[0], 1)
+
+
+def test_post_timing_check():
+    src = _Source()
+    args = [src.pristine(0).inputs[0].clone()]
+    honest = post_timing_finding(lambda a: torch.softmax(a[0], 1), args, src, TOL)
+    assert honest is None
+    stale = torch.softmax(src.pristine(0).inputs[0], 1)
+    args = [src.pristine(0).inputs[0].clone()]
+    found = post_timing_finding(lambda a: stale, args, src, TOL)
+    assert found is not None and found["kind"] == "timing_output_mismatch"
+    assert found["severity"] == "reject"
+
+
+# --- the problem's own module is watched for the request -------------------------------------
+def test_guard_watches_the_problem_module():
+    import types
+
+    mod = types.ModuleType("ks_problem_test")
+    exec("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+         "        return x\n\ndef get_inputs():\n    return []\n", mod.__dict__)
+    guard = IntegrityGuard()
+    guard.watch_problem(mod)
+    assert guard.changes() == []
+    original = mod.Model.forward
+    mod.Model.forward = lambda self, x: x * 1
+    assert "problem.Model.forward was replaced" in guard.changes()
+    guard.restore()
+    assert mod.Model.forward is original and guard.changes() == []
+
+
+def test_file_io_of_the_triton_compiler_is_not_the_candidates(tmp_path):
+    # Measured on an H100: @triton.autotune compiles on the first call inside forward, and its
+    # sources, caches and build folders were reported as the candidate's file_io.
+    from kernelsmith_worker.integrity import EventWatch
+    code = compile("def build(p):\n    open(p, 'w').close()\n",
+                   "/venv/lib/python3.12/site-packages/triton/compiler/compiler.py", "exec")
+    ns: dict = {}
+    exec(code, ns)
+    with EventWatch() as watch:
+        ns["build"](str(tmp_path / "kernel.cubin"))
+    assert "file_io" not in watch.seen
+    with EventWatch() as watch:  # the same write from candidate code is still seen
+        open(tmp_path / "cache.pt", "w").close()
+    assert "file_io" in watch.seen

@@ -1,0 +1,125 @@
+"""Helper of tests/adversarial/run.sh (JSON handling without jq).
+
+  verdicts.py list MANIFEST cpu|gpu [REGEX]
+      one line per selected entry: id, file, problem, backend, timing (0/1), tab-separated.
+  verdicts.py check MANIFEST RESULTS_DIR cpu|gpu SECONDS [REGEX] [--out FILE.md]
+      compares RESULTS_DIR/<id>.json (the EvalResult of `kernelsmith eval --json`) with the
+      manifest's expectation, prints the table and the totals, writes them as markdown with
+      --out, and exits 1 on any mismatch (with the message and stderr tail of each).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def selected(manifest: Path, part: str, regex: str) -> list[dict[str, Any]]:
+    entries = json.loads(manifest.read_text())["entries"]
+    if part == "gpu":
+        keep = [e for e in entries if e["backend"] == "triton" or e.get("gpu_only")]
+    else:
+        keep = [e for e in entries if not e.get("gpu_only")]
+    return [e for e in keep if not regex or re.search(regex, e["id"])]
+
+
+def describe(status: str, finding: str, check: str) -> str:
+    text = status
+    if finding:
+        text += f" / {finding}"
+    if check:
+        text += f" / check {check}"
+    return text
+
+
+def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, str, bool]:
+    """(expected text, got text, matches)."""
+    want = entry["expect"]
+    expected = describe(want["status"], want.get("finding", ""), want.get("check", ""))
+    alt = want.get("or")
+    if alt:
+        expected += f" (or {describe(alt['status'], '', alt.get('check', ''))})"
+    if result is None:
+        return expected, "no result", False
+    status = str(result.get("status"))
+    kinds = sorted({f.get("kind", "") for f in result.get("findings") or []
+                    if f.get("severity") == "reject"})
+    check = str(((result.get("stages") or {}).get("correctness") or {}).get("failed_check") or "")
+    got = describe(status, ",".join(kinds), check)
+    ok = status == want["status"] and (not want.get("finding") or want["finding"] in kinds) \
+        and (not want.get("check") or check == want["check"])
+    if not ok and alt:
+        ok = status == alt["status"] and check == alt.get("check", "")
+    return expected, got, ok
+
+
+def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
+          out: str | None) -> int:
+    rows, problems, device = [], [], "?"
+    hacks = hacks_ok = honest = honest_ok = 0
+    for e in selected(manifest, part, regex):
+        path = results / f"{e['id']}.json"
+        result = None
+        try:
+            result = json.loads(path.read_text().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+        if result and device == "?":
+            device = (result.get("device") or {}).get("name") or "?"
+        expected, got, ok = verdict(e, result)
+        if e["expect"]["status"] == "ok":
+            honest, honest_ok = honest + 1, honest_ok + ok
+        else:
+            hacks, hacks_ok = hacks + 1, hacks_ok + ok
+        rows.append(f"| {e['id']} | {e['exploit']} | {expected} | {got} | "
+                    f"{'yes' if ok else 'no'} |")
+        if not ok:
+            log = results / f"{e['id']}.log"
+            tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+            msg = (result or {}).get("message", "")
+            problems.append("\n".join([f"--- {e['id']}: expected {expected}, got {got}",
+                                       f"message: {msg}", *tail]))
+    label = "GPU" if part == "gpu" else "CPU"
+    table = "\n".join(["| entry | exploit | expected | got | ok |", "|---|---|---|---|---|",
+                       *rows])
+    summary = (f"hacks rejected {hacks_ok}/{hacks}, honest accepted {honest_ok}/{honest} "
+               f"({label} part, {len(rows)} entries, {seconds}s)")
+    print(table)
+    print(summary)
+    if out:
+        flag = " --gpu" if part == "gpu" else ""
+        Path(out).write_text(
+            f"# Adversarial corpus: {label} part\n\n`tests/adversarial/run.sh kernelsmith{flag}`, "
+            f"{datetime.date.today().isoformat()}, device: {device}\n\n{table}\n\n{summary}\n")
+    if problems:
+        print(f"\nadversarial: {len(problems)} verdict(s) differ from the manifest:")
+        print("\n".join(problems))
+        return 1
+    print("adversarial: all verdicts match")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    out = None
+    if "--out" in argv:
+        i = argv.index("--out")
+        out = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
+    if len(argv) >= 3 and argv[0] == "list":
+        for e in selected(Path(argv[1]), argv[2], argv[3] if len(argv) > 3 else ""):
+            print("\t".join([e["id"], e["file"], e["problem"], e["backend"],
+                             "1" if e.get("timing") else "0"]))
+        return 0
+    if len(argv) >= 5 and argv[0] == "check":
+        return check(Path(argv[1]), Path(argv[2]), argv[3], argv[4],
+                     argv[5] if len(argv) > 5 else "", out)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
