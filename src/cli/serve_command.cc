@@ -1,0 +1,214 @@
+#include "cli/serve_command.h"
+
+#include <dirent.h>
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "cli/backend_choice.h"
+#include "eval/worker_pool.h"
+#include "serve/admission_queue.h"
+#include "serve/http_server.h"
+#include "serve/parent_baselines.h"
+#include "serve/reward_service.h"
+#include "serve/serve_metrics.h"
+
+namespace ks {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 2;
+
+int UsageError(const std::string& message) {
+  fmt::print(stderr, "kernelsmith serve: error: {}\n", message);
+  return kExitUsage;
+}
+
+// GPU indices for --gpus: "all" (CUDA_VISIBLE_DEVICES' entries when set, else every GPU the
+// NVIDIA driver lists) or a comma-separated list.
+Result<std::vector<int>> ParseGpus(const std::string& spec) {
+  std::vector<int> gpus;
+  if (spec.empty()) return gpus;
+  if (spec == "all") {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (visible != nullptr && *visible != '\0') {
+      std::stringstream in(visible);
+      std::string item;
+      for (int i = 0; std::getline(in, item, ','); ++i) gpus.push_back(i);
+    } else if (DIR* dir = opendir("/proc/driver/nvidia/gpus")) {
+      int n = 0;
+      while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+      closedir(dir);
+      for (int i = 0; i < n; ++i) gpus.push_back(i);
+    }
+    if (gpus.empty()) {
+      return Status::InvalidArgument(
+          "--gpus all: no NVIDIA GPU found (/proc/driver/nvidia/gpus is empty or missing); "
+          "leave --gpus out to serve on the CPU");
+    }
+    return gpus;
+  }
+  std::stringstream in(spec);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0) {
+      return Status::InvalidArgument("--gpus: '" + item +
+                                     "' is not a GPU index (use all or e.g. 0,1)");
+    }
+    gpus.push_back(static_cast<int>(v));
+  }
+  return gpus;
+}
+
+}  // namespace
+
+CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve evaluations and RL rewards over HTTP: POST /v1/evaluate, POST /v1/reward, "
+      "POST /get_reward (OpenRLHF), GET /healthz, GET /metrics (docs/training.md). Runs until "
+      "SIGINT or SIGTERM.");
+  cmd->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", o.port, "Port to listen on (0: any free port, printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--backend", o.backend,
+                  "Default backend for requests that name none: triton | cuda | cpu (default: "
+                  "triton when a CUDA GPU is visible, else cpu)")
+      ->check(CLI::IsMember({"triton", "cuda", "cpu"}));
+  cmd->add_option("--gpus", o.gpus, "GPUs for workers: all, or indices like 0,1 (default: none, "
+                                    "CPU workers)");
+  cmd->add_option("--slots-per-gpu", o.slots_per_gpu,
+                  "Workers per GPU (total workers without --gpus)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--max-queue", o.max_queue,
+                  "Evaluations that may wait for a worker; a request that does not fit gets 429")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "HTTP handler threads (default: from --max-queue)")
+      ->check(CLI::Range(0, 4096));
+  cmd->add_option("--max-body-mb", o.max_body_mb, "Largest request body; larger gets 413")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", o.request_timeout_s,
+                  "Deadline in seconds of a request that names no timeout_s; past it: 504")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--trials", o.trials, "Correctness trials per evaluation")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--tolerance", o.tolerance, "default (1e-2) | strict (1e-4)")
+      ->check(CLI::IsMember({"default", "strict"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of inputs and parameters")->capture_default_str();
+  cmd->add_option("--reward", o.reward,
+                  "ratio (child/parent speedup, the paper's) | log_ratio (1 + log2 of it)")
+      ->check(CLI::IsMember({"ratio", "log_ratio"}))
+      ->capture_default_str();
+  cmd->add_option("--reward-floor", o.reward_floor, "Least reward of a correct kernel")
+      ->capture_default_str();
+  cmd->add_option("--reward-clip", o.reward_clip, "Largest reward (0: no clip)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--python", o.python,
+                  "Python interpreter with torch for the workers (default: $KS_PYTHON or python3)");
+  return cmd;
+}
+
+int RunServeCommand(const ServeCommandOptions& o) {
+  // SIGINT/SIGTERM are taken with sigwait below; block them before any thread starts so no
+  // other thread gets them (workers get a clean mask from Subprocess).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-response must not end the service
+
+  RewardServiceOptions service_options;
+  Result<RewardShape> shape = ParseRewardShape(o.reward);
+  if (!shape.ok()) return UsageError(shape.status().message());
+  service_options.reward.shape = *shape;
+  service_options.reward.floor = o.reward_floor;
+  service_options.reward.clip =
+      o.reward_clip > 0 ? o.reward_clip : std::numeric_limits<double>::infinity();
+  Status valid = ValidateRewardOptions(service_options.reward);
+  if (!valid.ok()) return UsageError(valid.message());
+  service_options.trials = o.trials;
+  service_options.tolerance = o.tolerance;
+  service_options.seed = o.seed;
+
+  Result<std::vector<int>> gpus = ParseGpus(o.gpus);
+  if (!gpus.ok()) return UsageError(gpus.status().message());
+  WorkerPoolOptions pool_options;
+  if (!o.python.empty()) {
+    pool_options.python = o.python;
+  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
+    pool_options.python = env;
+  }
+  pool_options.gpus = *gpus;
+  pool_options.slots_per_gpu = o.slots_per_gpu;
+  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
+  if (!pool.ok()) return UsageError(pool.status().message());
+  Result<nlohmann::json> hello = (*pool)->Hello();
+  if (!hello.ok()) {
+    return UsageError("the evaluation worker did not start: " + hello.status().message() +
+                      "\n(Is torch installed for " + pool_options.python + "?)");
+  }
+  Result<std::string> backend = ResolveBackend(o.backend, *hello);
+  if (!backend.ok()) return UsageError(backend.status().message());
+  service_options.default_backend = *backend;
+
+  const size_t slots = (*pool)->slot_count();
+  ServeMetrics metrics;
+  MeteredRunner metered(pool->get(), &metrics);
+  AdmissionQueue queue(&metered, {.max_queue = static_cast<size_t>(o.max_queue),
+                                  .max_in_flight = slots});
+  ParentBaselines baselines(&queue);
+  RewardService service(&queue, &baselines, service_options);
+  RewardServerOptions server_options;
+  server_options.host = o.host;
+  server_options.port = o.port;
+  server_options.threads =
+      o.threads > 0 ? o.threads
+                    : static_cast<int>(std::clamp<size_t>(
+                          static_cast<size_t>(o.max_queue) + slots + 8, 16, 512));
+  server_options.max_body_bytes = static_cast<size_t>(o.max_body_mb * 1024 * 1024);
+  server_options.request_timeout_s = o.request_timeout_s;
+  server_options.hello = *hello;
+  server_options.slots = slots;
+  RewardServer server(&service, &queue, &baselines, &metrics, server_options);
+  Status started = server.Start();
+  if (!started.ok()) return UsageError(started.message());
+
+  std::string device = hello->value("device", nlohmann::json::object()).value("name", "");
+  fmt::print("kernelsmith serve: listening on http://{}:{} (backend {}, {} worker slot(s){}, "
+             "max queue {}, reward {})\n",
+             o.host, server.port(), *backend, slots, device.empty() ? "" : " on " + device,
+             o.max_queue, o.reward);
+  std::fflush(stdout);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  AdmissionStats s = queue.stats();
+  fmt::print("kernelsmith serve: {} received; stopping ({} queued evaluation(s) cancelled, "
+             "waiting for {} running)\n",
+             sig == SIGINT ? "SIGINT" : "SIGTERM", s.queued, s.in_flight);
+  std::fflush(stdout);
+  server.Stop();     // waiting requests answer 503; no new ones
+  queue.Shutdown();  // cancels what is queued, waits for what runs
+  (*pool)->Shutdown();
+  fmt::print("kernelsmith serve: stopped\n");
+  return kExitOk;
+}
+
+}  // namespace ks
