@@ -92,6 +92,7 @@ Result<LandlockRuleset> LandlockRuleset::Build(const LandlockPolicy& policy) {
   ruleset.fd_ = high;
   ruleset.abi_ = abi;
   ruleset.denies_tcp_ = deny_tcp;
+  ruleset.handled_fs_ = attr.handled_access_fs;
   for (const std::string& path : policy.writable_paths) {
     int pfd = open(path.c_str(), O_PATH | O_CLOEXEC);
     if (pfd < 0) {
@@ -114,7 +115,8 @@ Result<LandlockRuleset> LandlockRuleset::Build(const LandlockPolicy& policy) {
 }
 
 LandlockRuleset::LandlockRuleset(LandlockRuleset&& other) noexcept
-    : fd_(other.fd_), abi_(other.abi_), denies_tcp_(other.denies_tcp_) {
+    : fd_(other.fd_), abi_(other.abi_), denies_tcp_(other.denies_tcp_),
+      handled_fs_(other.handled_fs_) {
   other.fd_ = -1;
 }
 
@@ -124,6 +126,7 @@ LandlockRuleset& LandlockRuleset::operator=(LandlockRuleset&& other) noexcept {
     fd_ = other.fd_;
     abi_ = other.abi_;
     denies_tcp_ = other.denies_tcp_;
+    handled_fs_ = other.handled_fs_;
     other.fd_ = -1;
   }
   return *this;
@@ -134,6 +137,21 @@ LandlockRuleset::~LandlockRuleset() {
 }
 
 int LandlockRuleset::RestrictSelf(const char** step) const noexcept {
+  // The worker's own /proc/<pid> stays writable: the CUDA driver writes there when it
+  // initializes (measured on H100: cuInit fails with error 304 otherwise). Added here, in the
+  // child, so that "/proc/self" resolves to the worker; the ruleset is this worker's own
+  // (WorkerSandbox::Prepare builds one per spawn). Only syscalls: safe between fork and exec.
+  int self = open("/proc/self", O_PATH | O_CLOEXEC);
+  if (self >= 0) {
+    PathBeneathAttr rule = {handled_fs_, self};
+    long r = syscall(SYS_landlock_add_rule, fd_, kRulePathBeneath, &rule, 0);
+    int err = errno;
+    close(self);
+    if (r < 0) {
+      *step = "landlock_add_rule /proc/self";
+      return err;
+    }
+  }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *step = "prctl PR_SET_NO_NEW_PRIVS";
     return errno;

@@ -7,6 +7,7 @@
 // Thread-safety: free functions, no shared state.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ class LandlockRuleset {
   int fd_ = -1;
   int abi_ = 0;
   bool denies_tcp_ = false;
+  uint64_t handled_fs_ = 0;  // the write rights the ruleset handles (granted on /proc/self)
 };
 
 }  // namespace ks
