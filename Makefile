@@ -24,6 +24,14 @@ test-e2e: all
 	bash tests/e2e/evolve.sh $(BUILD)/kernelsmith
 	bash tests/e2e/bench.sh $(BUILD)/kernelsmith
 	bash tests/e2e/report.sh $(BUILD)/kernelsmith
+	bash tests/e2e/export.sh $(BUILD)/kernelsmith
+	bash tests/e2e/curate.sh $(BUILD)/kernelsmith
+	bash tests/e2e/serve.sh $(BUILD)/kernelsmith
+	bash tests/adversarial/run.sh $(BUILD)/kernelsmith
+	bash tests/faults/run.sh $(BUILD)/kernelsmith
+	bash tests/e2e/crash.sh $(BUILD)/kernelsmith
+	bash tests/e2e/llm_faults.sh $(BUILD)/kernelsmith
+	bash tests/e2e/bad_inputs.sh $(BUILD)/kernelsmith
 
 clean:
 	rm -rf $(BUILD)

@@ -50,14 +50,15 @@ bool Matches(const std::string& glob, const SuiteProblem& p) {
   return false;
 }
 
+// `group`: the folder name used instead of "level<N>" (family folders of a curated set).
 Status AddFilesOf(const fs::path& dir, int level, const SuiteFilter& filter,
-                  std::vector<SuiteProblem>& out) {
+                  std::vector<SuiteProblem>& out, const std::string& group = "") {
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file() || !IsProblemFile(e.path())) continue;
     SuiteProblem p;
     p.level = level;
-    p.level_dir = fmt::format("level{}", level);
+    p.level_dir = group.empty() ? fmt::format("level{}", level) : group;
     p.stem = e.path().stem().string();
     p.path = e.path().string();
     p.name = p.level_dir + "/" + p.stem;
@@ -82,10 +83,12 @@ Result<std::vector<SuiteProblem>> DiscoverSuite(const std::string& dir_text,
   if (fs::is_directory(dir / "KernelBench" / "level1", ec)) dir = dir / "KernelBench";
   std::vector<SuiteProblem> out;
   const std::regex level_re("level([0-9]+)");
+  bool leveled = false;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     std::smatch m;
     std::string name = e.path().filename().string();
     if (!e.is_directory() || !std::regex_match(name, m, level_re)) continue;
+    leveled = true;
     int level = std::stoi(m[1].str());
     if (!filter.levels.empty() && filter.levels.count(level) == 0) continue;
     Status s = AddFilesOf(e.path(), level, filter, out);
@@ -95,6 +98,17 @@ Result<std::vector<SuiteProblem>> DiscoverSuite(const std::string& dir_text,
   if (filter.levels.empty() || filter.levels.count(0) > 0) {
     Status s = AddFilesOf(dir, 0, filter, out);
     if (!s.ok()) return s;
+    // Without levelN/ folders, other sub-folders are groups of level 0 (the family folders of
+    // `kernelsmith curate` output: problems/<family>/<id>_<Name>.py).
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (leveled || !e.is_directory() || name.empty() || name[0] == '.' || name[0] == '_') {
+        continue;
+      }
+      s = AddFilesOf(e.path(), 0, filter, out, name);
+      if (!s.ok()) return s;
+    }
+    if (ec) return Status::IOError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
   }
   std::sort(out.begin(), out.end(), [](const SuiteProblem& a, const SuiteProblem& b) {
     long ia = IdOf(a.stem), ib = IdOf(b.stem);

@@ -1,7 +1,9 @@
 // Suite discovery (docs/bench.md): a directory of KernelBench-format problems. `levelN/`
 // sub-folders give levels (a KernelBench checkout's KernelBench/ directory, or the checkout
 // itself, works as it is); problem files directly in the directory are level 0 (unleveled).
-// A seed kernel sits beside its problem as `<stem>.<backend>.py`.
+// A seed kernel sits beside its problem as `<stem>.<backend>.py`. A directory without levelN/
+// folders may group its problems in other sub-folders (e.g. `kernelsmith curate`'s
+// problems/<family>/): each is level 0 with the folder's name as `level_dir`.
 // Thread-safety: functions only.
 #pragma once
 
@@ -15,7 +17,7 @@ namespace ks {
 
 struct SuiteProblem {
   int level = 0;          // 0: unleveled
-  std::string level_dir;  // "level1", ...; "level0" for unleveled problems
+  std::string level_dir;  // "level1", ...; "level0" for unleveled problems; or a group folder
   std::string stem;       // file name without .py, e.g. "19_ReLU"
   std::string path;       // the problem file
   std::string name;       // "<level_dir>/<stem>", unique in the suite

@@ -68,6 +68,25 @@ TEST_F(SuiteTest, UnleveledFilesAreLevelZeroAndFiltersApply) {
   EXPECT_EQ(Names({{}, "level1/*"}), (std::vector<std::string>{"level1/1_A"}));
 }
 
+TEST_F(SuiteTest, GroupFoldersOfACuratedSetAreLevelZeroWhenThereAreNoLevels) {
+  Touch("activation/1_Relu.py");
+  Touch("convolution/3_Conv.py");
+  Touch("convolution/3_Conv.cpu.py");
+  Touch("_cache/9_X.py");
+  Touch(".hidden/8_Y.py");
+  EXPECT_EQ(Names({}), (std::vector<std::string>{"activation/1_Relu", "convolution/3_Conv"}));
+  EXPECT_EQ(Names({{}, "convolution/*"}), (std::vector<std::string>{"convolution/3_Conv"}));
+  EXPECT_TRUE(Names({{1}, ""}).empty());
+  Result<std::vector<SuiteProblem>> got = DiscoverSuite(root_.string(), {});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)[1].level, 0);
+  EXPECT_EQ((*got)[1].level_dir, "convolution");
+  EXPECT_EQ(SeedKernelPath((*got)[1], "cpu"), (root_ / "convolution/3_Conv.cpu.py").string());
+  // With levelN/ folders present, other folders are not problems.
+  Touch("level1/2_A.py");
+  EXPECT_EQ(Names({}), (std::vector<std::string>{"level1/2_A"}));
+}
+
 TEST_F(SuiteTest, SeedKernelMatchesTheBackend) {
   Touch("level1/1_A.py");
   Touch("level1/1_A.cpu.py");

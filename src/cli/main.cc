@@ -2,9 +2,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
+#include "cli/curate_command.h"
 #include "cli/eval_command.h"
 #include "cli/evolve_command.h"
+#include "cli/export_command.h"
 #include "cli/report_command.h"
+#include "cli/serve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app("kernelsmith " KS_VERSION
@@ -21,6 +24,12 @@ int main(int argc, char** argv) {
   CLI::App* bench = ks::AddBenchCommand(app, bench_options);
   ks::ReportCommandOptions report_options;
   CLI::App* report = ks::AddReportCommand(app, report_options);
+  ks::ExportCommandOptions export_options;
+  ks::ExportCommands export_commands = ks::AddExportCommand(app, export_options);
+  ks::CurateCommandOptions curate_options;
+  CLI::App* curate = ks::AddCurateCommand(app, curate_options);
+  ks::ServeCommandOptions serve_options;
+  CLI::App* serve = ks::AddServeCommand(app, serve_options);
 
   try {
     app.parse(argc, argv);
@@ -32,5 +41,10 @@ int main(int argc, char** argv) {
   if (evolve->parsed()) return ks::RunEvolveCommand(evolve_options, *evolve);
   if (bench->parsed()) return ks::RunBenchCommand(bench_options, *bench);
   if (report->parsed()) return ks::RunReportCommand(report_options);
+  if (serve->parsed()) return ks::RunServeCommand(serve_options);
+  if (curate->parsed()) return ks::RunCurateCommand(curate_options);
+  if (export_commands.sft->parsed() || export_commands.rl->parsed()) {
+    return ks::RunExportCommand(export_options, export_commands);
+  }
   return 2;
 }

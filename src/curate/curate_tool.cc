@@ -1,0 +1,170 @@
+#include "curate/curate_tool.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "core/file.h"
+#include "core/subprocess.h"
+#include "eval/feedback.h"
+
+namespace ks {
+namespace {
+
+std::string EnvOr(const char* name, std::string fallback) {
+  const char* v = getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : std::move(fallback);
+}
+
+std::string CommandText(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+}  // namespace
+
+CurateTool::CurateTool(CurateToolOptions options) : options_(std::move(options)) {
+  if (options_.command.empty()) options_.command = {options_.python, "-m", "kernelsmith_curate"};
+  std::string path =
+      options_.pythonpath.empty() ? std::string(KS_SOURCE_DIR "/python") : options_.pythonpath;
+  std::string inherited = EnvOr("PYTHONPATH", "");
+  if (!inherited.empty()) path += ":" + inherited;
+  env_["PYTHONPATH"] = path;
+  env_["PYTHONUNBUFFERED"] = "1";
+  env_["PYTHONDONTWRITEBYTECODE"] = "1";
+}
+
+Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
+                                         const std::string& stdin_text, double deadline_s) const {
+  auto start = std::chrono::steady_clock::now();
+  std::string tmpl = options_.scratch_dir + "/stdin-XXXXXX";
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) {
+    return Status::IOError("cannot create a file under " + options_.scratch_dir +
+                           " for the curate tool's input (is the output directory writable?)");
+  }
+  close(fd);
+  struct Remove {
+    std::string path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove{tmpl};
+  Status s = WriteFileAtomic(tmpl, stdin_text);
+  if (!s.ok()) return s;
+
+  std::vector<std::string> argv = options_.command;
+  argv.insert(argv.end(), args.begin(), args.end());
+  // stdin comes from the file; the shell only redirects, then execs the argv as given.
+  SubprocessOptions so;
+  so.argv = {"/bin/sh", "-c", "exec <\"$KS_CURATE_STDIN\" && exec \"$@\"", "sh"};
+  so.argv.insert(so.argv.end(), argv.begin(), argv.end());
+  so.env = env_;
+  so.env["KS_CURATE_STDIN"] = tmpl;
+  Result<std::unique_ptr<Subprocess>> child = Subprocess::Spawn(so);
+  if (!child.ok()) return child.status();
+  const std::string what = CommandText(argv).substr(0, 200);
+  std::string out, err;
+  bool out_open = true, err_open = true;
+  auto deadline = start + std::chrono::duration<double>(deadline_s);
+  while (out_open || err_open) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      (*child)->KillAndReap();
+      return Status::Timeout(fmt::format("curate tool ran past {:.0f} s: {}", deadline_s, what));
+    }
+    pollfd fds[2] = {{(*child)->stdout_fd(), POLLIN, 0}, {(*child)->stderr_fd(), POLLIN, 0}};
+    poll(fds, 2, 100);
+    for (int which : {1, 2}) {
+      bool& open = which == 1 ? out_open : err_open;
+      if (!open) continue;
+      Result<ReadOutcome> r =
+          Subprocess::ReadAvailable((*child)->ParentFd(which), which == 1 ? &out : &err, 1 << 20);
+      if (!r.ok() || r->eof) {
+        (*child)->CloseParentFd(which);
+        open = false;
+      }
+    }
+    if (err.size() > (1u << 20)) err.erase(0, err.size() - (64u << 10));  // keep the tail
+  }
+  std::optional<ExitStatus> exit;
+  while (!(exit = (*child)->WaitExitFor(std::chrono::milliseconds(100)))) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      (*child)->KillAndReap();
+      return Status::Timeout(fmt::format("curate tool did not exit in {:.0f} s: {}", deadline_s,
+                                         what));
+    }
+  }
+  (*child)->KillAndReap();
+  CurateToolOutput output;
+  output.stderr_tail = LastLines(err, 20);
+  if (!exit->success()) {
+    return Status::IOError(fmt::format("curate tool failed ({}): {}\n{}", exit->ToString(), what,
+                                       output.stderr_tail));
+  }
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object()) {
+      output.records.push_back(std::move(j));
+    } else {
+      output.bad_lines.push_back(line.substr(0, 200));
+    }
+  }
+  return output;
+}
+
+Status CurateTool::Probe() const {
+  Result<CurateToolOutput> r = Run({"--help"}, "", 120);
+  if (r.ok()) return Status::Ok();
+  return Status::IOError(
+      "cannot run the curate package (" + r.status().message() +
+      ")\nIt lives in python/kernelsmith_curate of the kernelsmith checkout; install its "
+      "requirements (pip install -r python/requirements.txt), or pass --python with an "
+      "interpreter that has torch and scikit-learn.");
+}
+
+Result<CurateToolOutput> CurateTool::Extract(const std::string& root,
+                                             const std::vector<std::string>& files,
+                                             double deadline_s) const {
+  std::vector<std::string> args = {"extract", "--root", root};
+  args.insert(args.end(), files.begin(), files.end());
+  return Run(args, "", deadline_s);
+}
+
+Result<CurateToolOutput> CurateTool::Inputs(const std::vector<nlohmann::json>& records,
+                                            double timeout_s, uint64_t seed,
+                                            double deadline_s) const {
+  std::string text;
+  for (const nlohmann::json& r : records) text += r.dump() + "\n";
+  return Run({"inputs", "--timeout", fmt::format("{}", timeout_s), "--seed", std::to_string(seed)},
+             text, deadline_s);
+}
+
+Result<nlohmann::json> CurateTool::Cluster(const std::vector<nlohmann::json>& records, bool embed,
+                                           int min_cluster_size, double deadline_s,
+                                           std::string* stderr_tail) const {
+  std::string text;
+  for (const nlohmann::json& r : records) text += r.dump() + "\n";
+  std::vector<std::string> args = {"cluster"};
+  if (embed) args.push_back("--embed");
+  if (min_cluster_size > 0) {
+    args.push_back("--min-cluster-size");
+    args.push_back(std::to_string(min_cluster_size));
+  }
+  Result<CurateToolOutput> r = Run(args, text, deadline_s);
+  if (!r.ok()) return r.status();
+  if (stderr_tail != nullptr) *stderr_tail = r->stderr_tail;
+  if (r->records.size() != 1 || !r->records[0].contains("clusters")) {
+    return Status::Protocol(fmt::format(
+        "curate tool `cluster` printed {} JSON object(s), expected one with \"clusters\"",
+        r->records.size()));
+  }
+  return r->records[0];
+}
+
+}  // namespace ks

@@ -1,0 +1,3 @@
+# Not valid Python: one rejected file record.
+class Broken(nn.Module)
+    pass
