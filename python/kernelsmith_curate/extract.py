@@ -92,6 +92,16 @@ def _analysis(source: str, class_name: str) -> dict[str, Any]:
     return {"ops": op_list, "family": f, "difficulty": fam.difficulty(op_list, f)}
 
 
+def _class_source(source: str, node: ast.ClassDef) -> str:
+    """The class's own code: its ClassDef as it appears in the self-contained `source` (the
+    last top-level class of that name; the class keeps its name there), else the original."""
+    own: ast.ClassDef | None = None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == node.name:
+            own = stmt
+    return ast.unparse(own if own is not None else node) + "\n"
+
+
 def _class_record(repo: Repo, index: FileIndex, node: ast.ClassDef,
                   base: dict[str, Any]) -> dict[str, Any]:
     rec = dict(base, **{"class": node.name, "line": node.lineno})
@@ -108,6 +118,7 @@ def _class_record(repo: Repo, index: FileIndex, node: ast.ClassDef,
     rec.update(status="rejected" if reason else "ok", reason=reason, source=source)
     rec["ast_hash"] = normalize.ast_hash(source) if not reason else None
     rec["tokens"] = normalize.tokens(source) if not reason else []
+    rec["class_tokens"] = normalize.tokens(_class_source(source, node)) if not reason else []
     rec.update(_analysis(source, node.name))
     return rec
 

@@ -9,7 +9,9 @@ hash the same.
 
 `tokens`: the token stream of the docstring-free source with identifiers mapped to ID,
 numbers to NUM and strings to STR; keywords, operators, attribute names (a name after `.`)
-and unbound builtins are kept. This is the input of MinHash over token 5-grams.
+and unbound builtins are kept. extract emits it twice: `tokens` of the whole self-contained
+source and `class_tokens` of the module class's own ClassDef only (the input of MinHash over
+token 5-grams, so that inlined helpers shared by unrelated modules do not make them alike).
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ def run_pipeline(src: Path, out: Path, timeout_s: float = 20.0, limit: int = 0,
     with open(out / "modules.jsonl", "w", encoding="utf-8") as f:
         for rec in records:
             rec.pop("tokens", None)
+            rec.pop("class_tokens", None)
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     modules = [r for r in records if r.get("class")]
     print(f"files {len(files)}  modules {len(modules)}  self-contained "
