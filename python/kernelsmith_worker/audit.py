@@ -29,7 +29,8 @@ from kernelsmith_worker.correctness import (WEAK_FOLLOW, CorrectnessOutcome, Tol
                                             TrialSource, compare_outputs)
 from kernelsmith_worker.findings import finding
 from kernelsmith_worker.inputs import clone_args, tensors_in
-from kernelsmith_worker.integrity import EventWatch, scan_source
+from kernelsmith_worker.event_watch import EventWatch
+from kernelsmith_worker.integrity import scan_source
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.opclass import OpCounter
 

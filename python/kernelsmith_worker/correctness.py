@@ -19,7 +19,7 @@ import torch
 from kernelsmith_worker import errors
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.inputs import TrialData, clone_args, tensors_in
-from kernelsmith_worker.integrity import EventWatch
+from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.launches import active_recorder
 from kernelsmith_worker.opclass import OpCounter
 

@@ -15,7 +15,8 @@ from kernelsmith_worker import correctness
 from kernelsmith_worker.audit import event_findings, post_timing_finding, trial_findings
 from kernelsmith_worker.correctness import TOLERANCES, CorrectnessOutcome, follows_reference
 from kernelsmith_worker.inputs import TrialData
-from kernelsmith_worker.integrity import EventWatch, IntegrityGuard, scan_source
+from kernelsmith_worker.event_watch import EventWatch
+from kernelsmith_worker.integrity import IntegrityGuard, scan_source
 from kernelsmith_worker.launches import LaunchRecorder
 
 TOL = TOLERANCES["default"]
@@ -181,7 +182,7 @@ def test_guard_watches_the_problem_module():
 def test_file_io_of_the_triton_compiler_is_not_the_candidates(tmp_path):
     # Measured on an H100: @triton.autotune compiles on the first call inside forward, and its
     # sources, caches and build folders were reported as the candidate's file_io.
-    from kernelsmith_worker.integrity import EventWatch
+    from kernelsmith_worker.event_watch import EventWatch
     code = compile("def build(p):\n    open(p, 'w').close()\n",
                    "/venv/lib/python3.12/site-packages/triton/compiler/compiler.py", "exec")
     ns: dict = {}

@@ -1,0 +1,145 @@
+"""Audit-hook watch: what candidate code running in forward does beyond tensors.
+
+`EventWatch` records, while active, the audit events (sys.addaudithook) and host conversions
+that candidate code causes — frame and gc introspection, file traffic, tensor data handed to
+NumPy — for the audit's `evaluator_introspection`, `file_io` and `host_compute` findings.
+Calls made from library code (stdlib, site-packages, the worker) on the candidate's behalf,
+and Triton compiling its kernels, are not the candidate's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import torch
+
+
+# Audit-hook events (sys.addaudithook) that candidate code running in forward must not raise.
+_INTROSPECTION_EVENTS = frozenset({"sys._getframe", "sys._current_frames",
+                                   "sys._getframemodulename", "gc.get_objects",
+                                   "gc.get_referrers", "gc.get_referents", "sys.settrace",
+                                   "sys.setprofile"})
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+_FILE_EVENTS = frozenset({"open", "os.remove", "os.rename", "os.replace", "os.listdir",
+                          "os.scandir", "os.mkdir", "os.rmdir", "os.truncate", "os.link",
+                          "os.symlink", "shutil.copyfile", "shutil.rmtree", "shutil.move",
+                          "os.chmod", "os.utime", "glob.glob", "os.walk"})
+_IMPORT_SUFFIXES = (".py", ".pyc", ".so", ".pyi", ".pth", ".json")
+
+
+def _library_roots() -> tuple[str, ...]:
+    """Folders of installed code (stdlib, site-packages) and of the worker itself: calls made
+    from there are on the candidate's behalf, not the candidate looking around."""
+    import sysconfig
+
+    roots = {sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib", "purelib",
+                                                        "platlib")}
+    roots.add(str(__file__).rsplit("/", 1)[0])
+    return tuple(sorted(r for r in roots if r))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def is_library_file(filename: str) -> bool:
+    return filename.startswith(_LIBRARY_ROOTS) or filename.startswith("<") \
+        or "/site-packages/" in filename or "/dist-packages/" in filename
+
+
+class EventWatch:
+    """Records, while active, the audit events and host conversions candidate code causes:
+    `introspection` (frames, gc), `file_io` (files opened, listed, removed) and
+    `host_compute` (tensor data handed to NumPy or Python lists, seen with sys.setprofile).
+    Events inside custom-kernel launches (`recorder.in_kernel()`) are the launcher's and are
+    ignored. One audit hook per process (audit hooks cannot be removed); not thread-safe."""
+
+    _current: EventWatch | None = None
+    _hooked: bool = False
+    LIMIT = 20
+
+    def __init__(self, recorder: Any = None, host_calls: bool = False) -> None:
+        self.recorder = recorder
+        self.host_calls = host_calls
+        self.seen: dict[str, list[str]] = {}
+        self.busy = False  # inside the hook (it reads frames itself)
+
+    def __enter__(self) -> EventWatch:
+        if not EventWatch._hooked:
+            sys.addaudithook(_audit_hook)
+            EventWatch._hooked = True
+        if self.host_calls:  # before activating: setprofile is itself an audit event
+            sys.setprofile(self._profile)
+        EventWatch._current = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        EventWatch._current = None
+        if self.host_calls:
+            sys.setprofile(None)
+
+    def note(self, kind: str, what: str) -> None:
+        if self.recorder is not None and self.recorder.in_kernel():
+            return
+        items = self.seen.setdefault(kind, [])
+        if len(items) < self.LIMIT and what not in items:
+            items.append(what)
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "c_call" or is_library_file(frame.f_code.co_filename):
+            return
+        owner = getattr(arg, "__self__", None)
+        name = getattr(arg, "__name__", "")
+        if isinstance(owner, torch.Tensor) and name in ("numpy", "__array__", "tolist") \
+                and (name != "tolist" or owner.numel() > 64):
+            self.note("host_compute", f"Tensor.{name}() on a {list(owner.shape)} tensor")
+        elif str(getattr(arg, "__module__", "") or "").startswith("numpy") \
+                and name in ("asarray", "array", "asanyarray", "ascontiguousarray", "frombuffer"):
+            self.note("host_compute", f"numpy.{name}()")
+
+
+# Library code that compiles kernels when a candidate first launches them (JIT, autotune):
+# its file traffic (sources, caches, temporary build folders) is not the candidate's.
+_COMPILER_PATHS = tuple(os.sep + os.path.join("triton", d) + os.sep
+                        for d in ("compiler", "runtime", "backends", "tools"))
+
+
+def _in_kernel_compiler(frame: Any) -> bool:
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if is_library_file(name) and any(p in name for p in _COMPILER_PATHS):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
+    watch = EventWatch._current
+    if watch is None or watch.busy:
+        return
+    watch.busy = True
+    try:
+        if event in _INTROSPECTION_EVENTS or (event == "object.__getattr__" and len(args) > 1
+                                              and args[1] in _FRAME_ATTRS):
+            # Only when called straight from candidate code: library code (warnings, torch's
+            # serialization) reads frames for its own reasons.
+            caller = sys._getframe(1)  # the Python code that called the audited function
+            if not is_library_file(caller.f_code.co_filename):
+                what = event if event != "object.__getattr__" \
+                    else f"{type(args[0]).__name__}.{args[1]}"
+                watch.note("introspection", what)
+        elif event in _FILE_EVENTS:
+            path = args[0] if args else ""
+            mode = args[1] if event == "open" and len(args) > 1 else ""
+            if event == "open" and (not isinstance(path, (str, bytes)) or (
+                    str(path).endswith(_IMPORT_SUFFIXES) and "w" not in str(mode or "r")
+                    and "a" not in str(mode or "r"))):
+                return  # module imports read sources; descriptors are not paths
+            if _in_kernel_compiler(sys._getframe(1)):
+                return  # Triton compiling or autotuning on first launch: its cache, its tools
+            watch.note("file_io", f"{event} {str(path)[:120]}")
+    except Exception:
+        pass
+    finally:
+        watch.busy = False
