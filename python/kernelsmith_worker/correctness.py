@@ -22,6 +22,7 @@ from kernelsmith_worker.inputs import TrialData, clone_args, tensors_in
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.launches import active_recorder
 from kernelsmith_worker.opclass import OpCounter
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_error
 
 _isclose = torch.isclose
 _equal = torch.equal
@@ -288,6 +289,9 @@ class TrialSource(Protocol):
     def reference(self, trial: int) -> Any:
         """Reference output of trial `trial` (computed on a clone, then cached)."""
 
+    def stress(self, kind: str) -> TrialData | None:
+        """Trial 0's inputs redrawn off-distribution with its reference (None: skipped)."""
+
 
 @dataclass
 class CorrectnessOutcome:
@@ -311,13 +315,12 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
     """Runs the trials; stops early only when the candidate raises. Every candidate call runs
     under the dispatch-level op counter and the event watch, so work done in torch (or through
     files, frames, gc) on the calls that produce the checked outputs is seen by the audit."""
-    recorder = active_recorder()
     start = _perf_counter()
     record: dict[str, Any] = {
         "ok": False, "trials": trials, "passed": 0, "atol": tol.atol, "rtol": tol.rtol,
         "max_abs_err": 0.0, "max_rel_err": 0.0, "first_mismatch": None,
         "checks": ["inputs_unmodified", "dense_output", "shape", "dtype", "device", "values",
-                   "output_varies"],
+                   "output_varies", "stress"],
     }
     outcome = CorrectnessOutcome(record)
     prev: tuple[Any, Any] | None = None  # fingerprints (candidate, reference) of the last trial
@@ -328,27 +331,9 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
         # size: an output the candidate allocates and leaves unwritten then reads as NaN.
         poison = _output_sizes(data.reference) if data.has_reference else []
         poison_freed_memory(2 * (poison + _output_sizes(data.inputs)), dev)
-        counter, watch = OpCounter(recorder), EventWatch(recorder)
-        launched = recorder.total() if recorder is not None else 0
-        try:
-            with watch, counter:
-                out = run_candidate(args)
-        except Hacked:
-            raise
-        except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
-            outcome.poisoned = errors.is_cuda_poison(e)
-            outcome.status = "compile_error" if errors.is_compile_failure(e) else "runtime_error"
-            what = "kernel does not compile" if outcome.status == "compile_error" \
-                else "ModelNew.forward raised"
-            outcome.message = f"trial {i}: {what} {errors.describe(e)}"
-            record["error"] = errors.traceback_tail(e)
+        out = _watched_call(run_candidate, args, outcome, f"trial {i}")
+        if out is _RAISED:
             break
-        finally:
-            for kind, items in watch.seen.items():
-                outcome.events.setdefault(kind, []).extend(
-                    x for x in items if x not in outcome.events.get(kind, []))
-        outcome.call_ops.append((dict(counter.counts),
-                                 (recorder.total() - launched) if recorder is not None else 0))
         changed = modified_input(data.inputs, args)
         del args
         ref = source.reference(i)
@@ -384,6 +369,66 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
             prev = now
         outcome.outputs_checked += 1
         del out
+    if outcome.status is None and hasattr(source, "stress"):
+        _stress_trials(source, run_candidate, tol, outcome)
     record["ok"] = outcome.status is None
     record["duration_s"] = round(_perf_counter() - start, 6)
     return outcome
+
+
+_RAISED = object()
+
+
+def _watched_call(run_candidate: Callable[[list[Any]], Any], args: list[Any],
+                  outcome: CorrectnessOutcome, label: str) -> Any:
+    """One candidate call under the op counter and the event watch, recorded in `outcome`;
+    _RAISED (with the status set) when it raised."""
+    recorder = active_recorder()
+    counter, watch = OpCounter(recorder), EventWatch(recorder)
+    launched = recorder.total() if recorder is not None else 0
+    try:
+        with watch, counter:
+            out = run_candidate(args)
+    except Hacked:
+        raise
+    except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
+        outcome.poisoned = errors.is_cuda_poison(e)
+        outcome.status = "compile_error" if errors.is_compile_failure(e) else "runtime_error"
+        what = "kernel does not compile" if outcome.status == "compile_error" \
+            else "ModelNew.forward raised"
+        outcome.message = f"{label}: {what} {errors.describe(e)}"
+        outcome.record["error"] = errors.traceback_tail(e)
+        return _RAISED
+    finally:
+        for kind, items in watch.seen.items():
+            outcome.events.setdefault(kind, []).extend(
+                x for x in items if x not in outcome.events.get(kind, []))
+    outcome.call_ops.append((dict(counter.counts),
+                             (recorder.total() - launched) if recorder is not None else 0))
+    return out
+
+
+def _stress_trials(source: TrialSource, run_candidate: Callable[[list[Any]], Any],
+                   tol: Tolerance, outcome: CorrectnessOutcome) -> None:
+    """The stress trials (stress.py), compared norm-wise; the first failure is the outcome."""
+    record = outcome.record
+    record["stress"] = {}
+    for kind in STRESS_KINDS:
+        data = source.stress(kind)
+        if data is None:
+            record["stress"][kind] = "skipped: the reference's output is not finite"
+            continue
+        out = _watched_call(run_candidate, clone_args(data.inputs), outcome, f"stress trial {kind}")
+        if out is _RAISED:
+            return
+        ok, why = normwise_error(out, data.reference, tol.atol, tol.rtol)
+        record["stress"][kind] = "ok" if ok else why
+        del out
+        if not ok:
+            outcome.status = "incorrect"
+            outcome.message = (f"stress trial {kind!r} (every floating point input redrawn "
+                               f"off the problem's distribution, zeros kept): {why}; the kernel "
+                               "must compute the function, not an approximation that holds "
+                               "only for get_inputs()' distribution")
+            record["failed_check"] = f"stress_{kind}"
+            return

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 from collections.abc import Callable
 
 import torch
@@ -18,16 +18,18 @@ import torch
 from kernelsmith_worker import errors
 from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
-from kernelsmith_worker.correctness import TOLERANCES, CorrectnessOutcome, run_trials
+from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, compare_outputs,
+                                            run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.findings import Hacked, rejects, summarize
-from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
+from kernelsmith_worker.inputs import InputCache, default_budget, to_device
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Problem
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
+from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
 
 _perf_counter = time.perf_counter
@@ -80,6 +82,7 @@ class _Evaluation:
     dev: torch.device = torch.device("cpu")
     baseline: Candidate | None = None          # request.baseline: timed in place of Model
     baseline_model: torch.nn.Module | None = None
+    ref_model: torch.nn.Module | None = None
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -116,29 +119,40 @@ class _Evaluation:
         try:
             problem = ctx.loader.load_problem(req.problem_path, req.problem_source)
             ctx.guard.watch_problem(problem.module)
+        except LoadError as e:
+            self._load_failed(rec, e)
+        # Everything about the reference happens before any candidate code runs: its model,
+        # the trials' inputs and reference outputs (stress trials included).
+        init = self._build_reference(problem, rec)
+        trials = Trials(problem, self.ref_model, req.seed, self.dev, ctx.cache,
+                        default_budget(self.dev))
+        trials.prepare(max(req.trials, 2))
+        try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
             checks = CandidateChecks(ctx.guard, thread_baseline, self.dev)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
-            rec["error"] = e.message
-            if e.log_tail:
-                rec["log_tail"] = e.log_tail
-            self.end(rec, False)
-            self.fail(e.status, e.message, e.poisoned)
-            raise _Stop from e
+            self._load_failed(rec, e)
         try:
-            checks("after importing the candidate")
-            ref_model, new_model = self._build_models(problem, candidate, rec)
-            checks("after constructing ModelNew")
+            checks("after importing the candidate", full=True)
+            new_model = self._build_candidate(candidate, init, rec)
+            checks("after constructing ModelNew", full=True)
         except Hacked:
             rec["error"] = "stopped by a reject finding (see findings)"
             self.end(rec, False)
             raise
         self.end(rec, True)
-        budget = default_budget(self.dev)
-        trials = Trials(problem, ref_model, req.seed, self.dev, ctx.cache, budget)
-        return problem, candidate, ref_model, CandidateRunner(new_model, self.dev, checks), trials
+        return problem, candidate, self.ref_model, CandidateRunner(new_model, self.dev, checks), \
+            trials
+
+    def _load_failed(self, rec: dict[str, Any], e: LoadError) -> NoReturn:
+        rec["error"] = e.message
+        if e.log_tail:
+            rec["log_tail"] = e.log_tail
+        self.end(rec, False)
+        self.fail(e.status, e.message, e.poisoned)
+        raise _Stop from e
 
     def _load_baseline(self, rec: dict[str, Any]) -> None:
         """Imports request.baseline (an earlier verified candidate). Its failures are not the
@@ -169,26 +183,31 @@ class _Evaluation:
             self.fail("infra_error", rec["error"], errors.is_cuda_poison(e))
             raise _Stop from e
 
-    def _build_models(self, problem: Problem, candidate: Candidate,
-                      rec: dict[str, Any]) -> tuple[torch.nn.Module, torch.nn.Module]:
-        dev, seed = self.dev, self.req.seed
+    def _build_reference(self, problem: Problem, rec: dict[str, Any]) -> list[Any]:
+        """Builds Model (seeded with the request's seed) into self.ref_model; returns the
+        init inputs on the device."""
         try:
-            init = to_device(list(problem.get_init_inputs()), dev)
-            _manual_seed(seed)
-            with torch.device(dev):
+            init = to_device(list(problem.get_init_inputs()), self.dev)
+            _manual_seed(self.req.seed)
+            with torch.device(self.dev):
                 ref_model = problem.Model(*init)
-            ref_model = ref_model.to(dev)
+            self.ref_model = ref_model.to(self.dev)
         except BaseException as e:  # noqa: BLE001 - problem code may raise anything
             rec["error"] = f"problem {problem.path}: constructing Model raised {errors.describe(e)}"
             rec["log_tail"] = errors.traceback_tail(e)
             self.end(rec, False)
             self.fail("infra_error", rec["error"], errors.is_cuda_poison(e))
             raise _Stop from e
+        return init
+
+    def _build_candidate(self, candidate: Candidate, init: list[Any],
+                         rec: dict[str, Any]) -> torch.nn.Module:
+        """ModelNew seeded like Model (same initial parameters), then the baseline's."""
         try:
-            _manual_seed(seed)
-            with torch.device(dev):
+            _manual_seed(self.req.seed)
+            with torch.device(self.dev):
                 new_model = candidate.ModelNew(*init)
-            new_model = new_model.to(dev)
+            new_model = new_model.to(self.dev)
         except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
             status = "compile_error" if errors.is_compile_failure(e) else "runtime_error"
             what = "kernel does not compile" if status == "compile_error" \
@@ -200,13 +219,14 @@ class _Evaluation:
             self.fail(status, f"{what} {errors.describe(e)}", errors.is_cuda_poison(e))
             raise _Stop from e
         self._build_baseline(init, rec)
-        return ref_model, new_model
+        return new_model
 
     def correctness(self, runner: CandidateRunner, trials: Trials) -> CorrectnessOutcome:
         rec = self.begin("correctness")
         tol = TOLERANCES[self.req.tolerance]
         try:
             outcome = run_trials(self.req.trials, tol, trials, runner, self.dev)
+            runner.checks("after the correctness trials", full=True)
         except Hacked:
             rec["error"] = "stopped by a reject finding (see findings)"
             self.end(rec, False)
@@ -247,25 +267,27 @@ class _Evaluation:
         if self.ctx.time_pair is None:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
-        ref_args = clone_args(trials.pristine(0).inputs)
-        cand_args = clone_args(trials.pristine(0).inputs)
+        tol = TOLERANCES[self.req.tolerance]
+        rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
+                             lambda cand, ref: compare_outputs(cand, ref, tol).ok)
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved
 
-        def ref_fn() -> Any:
+        def ref_fn(j: int) -> Any:
             with _no_grad():
-                return ref_model(*ref_args)
+                return ref_model(*rot.args(j))
 
-        def cand_fn() -> Any:
+        def cand_fn(j: int) -> Any:
             with _no_grad():
-                return model(*cand_args)
+                return model(*rot.args(j))
 
         self.events.acquire_lease()
         try:
             rec = self.begin("timing")
             try:
-                out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed)
+                out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed,
+                                         inputs=rot)
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code
                 if isinstance(e, EngineGone):
                     raise
@@ -276,8 +298,8 @@ class _Evaluation:
                 return
         finally:
             self.events.release_lease()
-        runner.checks("during timing")
-        if out.get("ok", True) and self._after_timing(runner, cand_args, trials):
+        runner.checks("during timing", full=True)
+        if out.get("ok", True) and self._after_timing(runner, rot.args(0), trials):
             return
         start = rec.pop("_start", None)
         rec.clear()

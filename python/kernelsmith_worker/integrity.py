@@ -31,6 +31,8 @@ from collections.abc import Callable
 
 import torch
 
+from kernelsmith_worker.process_state import ProcessState
+
 _MISSING = object()
 
 # (dotted owner, attribute) pairs resolved at capture time; missing ones are skipped.
@@ -230,6 +232,7 @@ class IntegrityGuard:
             for label, mod, attr in _own_data(own_prefix)]
         self._settings = _settings()
         self._setting_values = {name: self._read(get) for name, (get, _) in self._settings.items()}
+        self._state = ProcessState.capture()
 
     def _add(self, label: str, owner: Any, attr: str,
              into: list[tuple[str, Any, str, Any, Any, bool]] | None = None) -> None:
@@ -282,9 +285,10 @@ class IntegrityGuard:
         """Labels of every watched function/class and setting (for tests and docs)."""
         return [e[0] for e in self._entries] + [d[0] for d in self._data] + list(self._settings)
 
-    def changes(self) -> list[str]:
-        """What differs from the snapshot, one phrase each (empty when intact)."""
-        out: list[str] = []
+    def changes(self, full: bool = False) -> list[str]:
+        """What differs from the snapshot, one phrase each (empty when intact). `full` also
+        compares torch's dispatcher tables (about 0.1 s; the rest takes microseconds)."""
+        out: list[str] = self._state.changes() if full else self._state.quick_changes()
         for label, owner, attr, val, code, _ in self._entries + self._problem:
             cur = self._current(owner, attr)
             if cur is not val:
@@ -305,6 +309,7 @@ class IntegrityGuard:
 
     def restore(self) -> None:
         """Puts every original back (best effort; errors ignored)."""
+        self._state.restore()
         for _, owner, attr, val, code, own in self._entries + self._problem:
             try:
                 if self._current(owner, attr) is not val:

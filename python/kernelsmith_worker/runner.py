@@ -35,8 +35,9 @@ class CandidateChecks:
         self._stream = _current_stream_id(dev)
         self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
 
-    def __call__(self, when: str) -> None:
-        changed = self._guard.changes()
+    def __call__(self, when: str, full: bool = False) -> None:
+        """`full`: also the slower checks (torch's dispatcher tables); run at stage ends."""
+        changed = self._guard.changes(full)
         if changed:
             self._guard.restore()
             shown = "; ".join(changed[:6])

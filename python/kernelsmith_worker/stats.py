@@ -106,25 +106,29 @@ def bootstrap_ratio_ci(
     den_mask: Sequence[bool] | None = None,
     n_boot: int = 1000,
     alpha: float = 0.05,
+    paired: bool = True,
 ) -> tuple[float, float]:
-    """Percentile bootstrap CI of median(num)/median(den) over *paired* samples.
+    """Percentile bootstrap CI of median(num)/median(den).
 
-    num[i] and den[i] were measured together (same pair i), so pairs are resampled jointly,
-    which keeps the drift both saw. Samples whose mask entry is False (outliers) are dropped
-    from each resample's median, as in the point estimate. Deterministic for a given seed.
+    Paired (the default): num[i] and den[i] were measured together (same pair i), so pairs
+    are resampled jointly, which keeps the drift both saw. Unpaired: each series is resampled
+    on its own (samples taken in separate blocks; lengths may differ). Samples whose mask
+    entry is False (outliers) are dropped from each resample's median, as in the point
+    estimate. Deterministic for a given seed.
     """
-    n = len(num)
-    if n != len(den) or n == 0:
-        raise ValueError(f"paired samples of unequal or zero length ({len(num)}, {len(den)})")
+    n, m = len(num), len(den)
+    if n == 0 or m == 0 or (paired and n != m):
+        raise ValueError(f"samples of unequal or zero length ({n}, {m})")
     nm = list(num_mask) if num_mask is not None else [True] * n
-    dm = list(den_mask) if den_mask is not None else [True] * n
+    dm = list(den_mask) if den_mask is not None else [True] * m
     nums = [x if keep else math.nan for x, keep in zip(num, nm)]
     dens = [x if keep else math.nan for x, keep in zip(den, dm)]
     if _np is not None:
         rng = _np.random.default_rng(seed)
         idx = rng.integers(0, n, size=(n_boot, n))
+        jdx = idx if paired else rng.integers(0, m, size=(n_boot, m))
         a = _np.asarray(nums, dtype=_np.float64)[idx]
-        b = _np.asarray(dens, dtype=_np.float64)[idx]
+        b = _np.asarray(dens, dtype=_np.float64)[jdx]
         with warnings.catch_warnings(), _np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)  # rows whose picks were all outliers
             ratios = _np.nanmedian(a, axis=1) / _np.nanmedian(b, axis=1)
@@ -137,8 +141,9 @@ def bootstrap_ratio_ci(
     ratios_py: list[float] = []
     for _ in range(n_boot):
         pick = [rnd.randrange(n) for _ in range(n)]
+        pick_d = pick if paired else [rnd.randrange(m) for _ in range(m)]
         mn = _nanmedian_rows_py([[nums[i] for i in pick]])[0]
-        md = _nanmedian_rows_py([[dens[i] for i in pick]])[0]
+        md = _nanmedian_rows_py([[dens[i] for i in pick_d]])[0]
         if md and math.isfinite(mn) and math.isfinite(md):
             ratios_py.append(mn / md)
     if not ratios_py:

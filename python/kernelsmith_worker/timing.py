@@ -37,9 +37,9 @@ import torch
 
 from . import stats
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
-from .timing_policy import (Fn, TimingConfig, _adaptive_samples, build_record,  # noqa: F401
-                            choose_calls_per_sample, choose_sample_count, extra_samples,
-                            is_stable, side_stream_finding)
+from .timing_policy import (Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
+                            _adaptive_samples, build_record, choose_calls_per_sample,
+                            choose_sample_count, extra_samples, is_stable, side_stream_finding)
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -93,13 +93,18 @@ def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
 
 
 def time_pair(
-    ref_fn: Fn, cand_fn: Fn, *, device: torch.device | str, seed: int,
+    ref_fn: Fn | SlotFn, cand_fn: Fn | SlotFn, *, device: torch.device | str, seed: int,
     config: TimingConfig | None = None, cuda_api: CudaApi | None = None,
+    inputs: TimedInputs | None = None,
 ) -> dict:
     """Time ref_fn against cand_fn (zero-argument closures calling forward on fixed inputs)
     and return the `timing` stage record of docs/eval-result.md: ok, method, calls_per_sample,
     samples, kept_ref, kept_cand, ref_us, cand_us, ref_cv, cand_cv, speedup, speedup_ci95,
     ref_eager_us, l2_flush, warmup_s, wall_check, fallback_reason, duration_s, findings.
+
+    With `inputs` (TimedInputs), ref_fn and cand_fn take the call's index j within a sample
+    and read input slot j: every timed call sees values no earlier call saw, and sampled
+    timed outputs are compared (CUDA). Without it they take no argument.
 
     On failure (a function raised, CUDA error) returns ok=False with `error` and `traceback`;
     the caller decides whether the worker is poisoned. `cuda_api` is a test-only seam: a fake
@@ -107,6 +112,12 @@ def time_pair(
     """
     cfg = config or TimingConfig()
     device = torch.device(device)
+    if inputs is None:
+        inputs = FixedInputs()
+        ref_slot: SlotFn = lambda j, f=ref_fn: f()  # noqa: E731
+        cand_slot: SlotFn = lambda j, f=cand_fn: f()  # noqa: E731
+    else:
+        ref_slot, cand_slot = ref_fn, cand_fn
     t0 = _perf_counter()
     gc_was_enabled = gc.isenabled()
     gc.collect()
@@ -114,9 +125,11 @@ def time_pair(
     try:
         with torch.no_grad():
             if device.type == "cuda":
-                rec = _time_cuda(ref_fn, cand_fn, cuda_api or CudaApi(device), seed, cfg)
+                rec = _time_cuda(ref_slot, cand_slot, cuda_api or CudaApi(device), seed, cfg,
+                                 inputs)
             elif device.type == "cpu":
-                rec = _time_cpu(ref_fn, cand_fn, seed, cfg)
+                inputs.use(1)
+                rec = _time_cpu(lambda: ref_slot(0), lambda: cand_slot(0), seed, cfg)
             else:
                 raise ValueError(f"timing: unsupported device type {device.type!r}")
     except Exception as e:

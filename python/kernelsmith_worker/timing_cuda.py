@@ -4,14 +4,16 @@ the graph check, clock settling, L2-flushed interleaved samples and the wall-clo
 from __future__ import annotations
 
 import math
+import os
+import random
 import time
 from typing import Any, Callable
 
 import torch
 
 from . import stats
-from .timing_policy import (Fn, TimingConfig, _adaptive_samples, build_record,
-                            choose_calls_per_sample, is_stable, side_stream_finding)
+from .timing_policy import (Fn, SlotFn, TimedInputs, TimingConfig, build_record,
+                            choose_calls_per_sample, side_stream_finding)
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -99,8 +101,10 @@ def _no_flush() -> None:
 class _GraphRunner:
     method = "cuda_graph"
 
-    def __init__(self, graphs: dict[str, Any], k: int, flush: Callable[[], None]) -> None:
+    def __init__(self, graphs: dict[str, Any], k: int, flush: Callable[[], None],
+                 outputs: dict[str, object]) -> None:
         self.graphs, self.calls_per_sample, self.flush = graphs, k, flush
+        self.outputs = outputs  # each graph's output (its last call's), rewritten by replays
 
     def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
         self.flush()
@@ -113,30 +117,32 @@ class _GraphRunner:
     def close(self) -> None:
         for g in self.graphs.values():
             g.reset()
-        self.graphs = {}
+        self.graphs, self.outputs = {}, {}
         self.flush = _no_flush
 
 
 class _EagerRunner:
     method = "cuda_events"
 
-    def __init__(self, api: CudaApi, fns: dict[str, Fn], k: int,
+    def __init__(self, api: CudaApi, fns: dict[str, SlotFn], k: int,
                  flush: Callable[[], None]) -> None:
         self.api, self.fns, self.calls_per_sample, self.flush = api, fns, k, flush
+        self.outputs: dict[str, object] = {}
 
     def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
         self.flush()
         fn = self.fns[name]
         if e0 is not None:
             e0.record()
-        for _ in range(self.calls_per_sample):
-            fn()
+        for j in reversed(range(self.calls_per_sample)):  # the last call reads slot 0
+            self.outputs[name] = fn(j)
         if e1 is not None:
             e1.record()
         self.api.synchronize()  # device-wide: nothing of this sample leaks into the next
 
     def close(self) -> None:
         self.flush = _no_flush
+        self.outputs = {}
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
@@ -234,15 +240,15 @@ def _graph_reproduces(graph: Any, static_out: object, fn: Fn) -> bool | None:
                 g.untyped_storage().copy_(bytes_)
 
 
-def _capture(api: CudaApi, fn: Fn, k: int, stream: Any) -> tuple[Any, object]:
+def _capture(api: CudaApi, fn: SlotFn, k: int, stream: Any) -> tuple[Any, object]:
     graph = api.new_graph()
     out: object = None
     prev = api.current_stream()
     try:
         with api.capture(graph, stream):
-            for _ in range(k):
+            for j in reversed(range(k)):  # call j reads input slot j; the last one slot 0
                 out = None  # free the previous output inside the capture: the pool reuses it
-                out = fn()
+                out = fn(j)
     except BaseException:
         # torch.cuda.graph skips restoring the current stream when capture_end raises, and a
         # capture left open blocks the stream: undo both before reporting the failure.
@@ -271,8 +277,8 @@ def _replay_s(api: CudaApi, graph: Any, reps: int = 3) -> float:
 
 
 def _build_graph_runner(
-    api: CudaApi, fns: dict[str, Fn], side: Any, eager_s: dict[str, float],
-    flush: Callable[[], None], cfg: TimingConfig,
+    api: CudaApi, fns: dict[str, SlotFn], side: Any, eager_s: dict[str, float],
+    flush: Callable[[], None], cfg: TimingConfig, inputs: TimedInputs,
 ) -> tuple[_GraphRunner, dict[str, float], str]:
     """Capture both functions with the same k; recapture once if replays came out short."""
     k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
@@ -285,6 +291,7 @@ def _build_graph_runner(
             for g in graphs.values():
                 g.reset()
             graphs, outs = {}, {}
+            inputs.use(k)
             for name, fn in fns.items():
                 graphs[name], outs[name] = _capture(api, fn, k, side)
             api.synchronize()
@@ -302,11 +309,11 @@ def _build_graph_runner(
         for g in graphs.values():
             g.reset()
         raise
-    runner = _GraphRunner(graphs, k, flush)
+    runner = _GraphRunner(graphs, k, flush, outs)
     checked = True
     try:
         for name in ("ref", "cand"):
-            same = _graph_reproduces(graphs[name], outs[name], fns[name])
+            same = _graph_reproduces(graphs[name], outs[name], lambda f=fns[name]: f(0))
             checked = checked and same is not None
             if same is False:
                 findings = []
@@ -321,7 +328,6 @@ def _build_graph_runner(
                     })
                 raise _GraphUnusable(f"the {name} graph replay does not reproduce its output",
                                      findings)
-        del outs
         api.synchronize()
     except BaseException:
         runner.close()
@@ -329,59 +335,60 @@ def _build_graph_runner(
     return runner, replay, "ok" if checked else "unchecked"
 
 
-def _settle_clocks(api: CudaApi, runner: Any, pair_s: float, cfg: TimingConfig) -> dict:
-    """Run ref/cand samples in windows until successive windows agree; returns the time spent,
-    window count, whether it settled, and the measured time per pair."""
-    p = min(max(1, math.ceil(cfg.warmup_window_s / max(pair_s, 1e-9))), 500)
-
-    def window() -> tuple[Any, Any]:
-        a, b = api.event(), api.event()
-        a.record()
-        for _ in range(p):
-            runner.run("ref")
-            runner.run("cand")
-        b.record()
-        return a, b
-
-    t0 = _perf_counter()
-    windows: list[float] = []
-    stable = False
-    pending = window()
-    while True:
-        nxt = window()  # queued before reading the previous one: the device never idles
-        pending[1].synchronize()
-        windows.append(_elapsed_s(*pending))
-        pending = nxt
-        elapsed = _perf_counter() - t0
-        if elapsed >= cfg.warmup_min_s and is_stable(windows, cfg.warmup_tol,
-                                                     cfg.warmup_stable_windows):
-            stable = True
-            break
-        if elapsed >= cfg.warmup_max_s:
-            break
-    # the last window is left running: sampling queues behind it with no idle gap
-    return {"seconds": _perf_counter() - t0, "windows": len(windows), "stable": stable,
-            "pair_s": windows[-1] / p}
+def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
+    """Which candidate samples (indices over both candidate blocks) are checked: drawn from
+    os.urandom mixed with the seed, so the candidate cannot know them in advance."""
+    rnd = random.Random(int.from_bytes(os.urandom(8), "little") ^ seed)
+    return set(rnd.sample(range(n_cand), min(count, n_cand)))
 
 
-def _collect_cuda(api: CudaApi, runner: Any) -> Callable[[int, int], tuple[list, list]]:
+def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
+                      replay_s: dict[str, float], cfg: TimingConfig, seed: int) -> dict:
+    """Blocks ref, cand, cand, ref (a linear drift cancels). Before a function's block it runs
+    alone for `heat_s`, untimed, so each is measured at the clock its own sustained load
+    gives. Every sample is preceded by new input values (inputs.refresh) and an L2 flush.
+    At random candidate samples the output is compared with a reference call on the same
+    values; the sample after such a check (the device idled while the host compared) is not
+    kept. Returns ref_us, cand_us (per call), heats, heat_s, blocks and mismatch."""
     k = runner.calls_per_sample
-
-    def collect(n: int, start: int) -> tuple[list[float], list[float]]:
-        evs = [(api.event(), api.event(), api.event(), api.event()) for _ in range(n)]
-        for i, (r0, r1, c0, c1) in enumerate(evs):
-            if (start + i) % 2 == 0:
-                runner.run("ref", r0, r1)
-                runner.run("cand", c0, c1)
-            else:
-                runner.run("cand", c0, c1)
-                runner.run("ref", r0, r1)
+    order = ("ref", "cand", "cand", "ref")
+    n = {name: min(max(math.ceil(cfg.block_s / max(t, 1e-9)), cfg.block_min_samples),
+                   cfg.block_max_samples) for name, t in replay_s.items()}
+    plan = _check_plan(2 * n["cand"], cfg.timed_checks, seed) if inputs.checked else set()
+    out: dict[str, Any] = {"ref": [], "cand": [], "heats": 0, "heat_s": 0.0, "blocks": [],
+                           "checked": 0, "mismatch": False}
+    seen_cand = 0
+    for b, name in enumerate(order):
+        if b == 0 or order[b - 1] != name:
+            t0 = _perf_counter()
+            for _ in range(min(math.ceil(cfg.heat_s / max(replay_s[name], 1e-9)), 2000)):
+                inputs.refresh()
+                runner.run(name)
+            out["heats"] += 1
+            out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
+        evs: list[tuple[Any, Any, bool]] = []
+        skip_next = False
+        for _ in range(n[name]):
+            inputs.refresh()
+            e0, e1 = api.event(), api.event()
+            runner.run(name, e0, e1)
+            evs.append((e0, e1, not skip_next))
+            skip_next = False
+            if name == "cand":
+                if seen_cand in plan and not out["mismatch"]:
+                    expected = fns["ref"](0)
+                    out["checked"] += 1
+                    if not inputs.agree(runner.outputs.get("cand"), expected):
+                        out["mismatch"] = True
+                    del expected
+                    skip_next = True
+                seen_cand += 1
         api.synchronize()
-        ref = [_elapsed_s(r0, r1) * 1e6 / k for r0, r1, _, _ in evs]
-        cand = [_elapsed_s(c0, c1) * 1e6 / k for _, _, c0, c1 in evs]
-        return ref, cand
-
-    return collect
+        times = [_elapsed_s(e0, e1) * 1e6 / k for e0, e1, keep in evs if keep]
+        out[name] += times
+        out["blocks"].append({"fn": name, "samples": len(times),
+                              "median_us": stats.median(times) if times else None})
+    return out
 
 
 def _wall_check(api: CudaApi, fn: Fn, per_call_s: float, cfg: TimingConfig) -> dict:
@@ -405,40 +412,34 @@ def _wall_check(api: CudaApi, fn: Fn, per_call_s: float, cfg: TimingConfig) -> d
     return best
 
 
-def _time_cuda(ref_fn: Fn, cand_fn: Fn, api: CudaApi, seed: int, cfg: TimingConfig) -> dict:
+def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: TimingConfig,
+               inputs: TimedInputs) -> dict:
     fns = {"ref": ref_fn, "cand": cand_fn}
+    calls0 = {name: (lambda f=fn: f(0)) for name, fn in fns.items()}  # slot 0, eager paths
     findings: list[dict] = []
     with api.device_ctx():
         main = api.current_stream()
         side = api.new_stream()
-        for fn in fns.values():
+        for fn in calls0.values():
             fn()
             fn()
         side.wait_stream(main)
         with api.use_stream(side):
-            for fn in fns.values():
+            for fn in calls0.values():
                 fn()
                 fn()
         main.wait_stream(side)
         api.synchronize()
-        eager_s = {name: _eager_per_call_s(api, fn, cfg) for name, fn in fns.items()}
-        ref_eager_us = _eager_synced_us(api, ref_fn, eager_s["ref"])
+        eager_s = {name: _eager_per_call_s(api, fn, cfg) for name, fn in calls0.items()}
+        ref_eager_us = _eager_synced_us(api, calls0["ref"], eager_s["ref"])
         flush = api.l2_flusher(int(max(api.l2_bytes(), 1 << 20) * cfg.l2_flush_factor))
-        fe0, fe1 = api.event(), api.event()
-        fe0.record()
-        for _ in range(3):
-            flush()
-        fe1.record()
-        api.synchronize()
-        flush_s = _elapsed_s(fe0, fe1) / 3
 
         runner: Any = None
         fallback_reason = None
         graph_check = None
         try:
             runner, replay, graph_check = _build_graph_runner(api, fns, side, eager_s,
-                                                              flush, cfg)
-            pair_s = replay["ref"] + replay["cand"] + 2 * flush_s
+                                                              flush, cfg, inputs)
         except _GraphUnusable as e:
             fallback_reason = str(e)
             findings += e.findings
@@ -458,30 +459,43 @@ def _time_cuda(ref_fn: Fn, cand_fn: Fn, api: CudaApi, seed: int, cfg: TimingConf
             k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
                                         cfg.replay_target_s, cfg.max_eager_calls_per_sample,
                                         cfg.max_replay_s)
+            inputs.use(k)
             runner = _EagerRunner(api, fns, k, flush)
-            pair_s = k * (eager_s["ref"] + eager_s["cand"]) + 2 * flush_s + 1e-4
+            replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
-            warm = _settle_clocks(api, runner, pair_s, cfg)
-            if not warm["stable"]:
-                findings.append({
-                    "kind": "clocks_not_settled",
-                    "detail": f"timings still drifting after {warm['seconds']:.2f} s of warm-up",
-                    "severity": "info",
-                })
-            ref_us, cand_us = _adaptive_samples(_collect_cuda(api, runner), warm["pair_s"], cfg)
+            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed)
         finally:
             runner.close()
-        wall = _wall_check(api, cand_fn, eager_s["cand"], cfg)
+        if got["mismatch"]:
+            findings.append({
+                "kind": "timed_output_mismatch",
+                "detail": "the output of a timed sample (new input values, chosen at random "
+                          "among the timed samples) does not match the reference on the same "
+                          "values: the candidate computes something else while it is timed",
+                "severity": "reject",
+            })
+        meds = [blk["median_us"] for blk in got["blocks"] if blk["fn"] == "cand"]
+        drift = abs(meds[0] / meds[1] - 1.0) if len(meds) == 2 and meds[1] else 0.0
+        if drift > cfg.block_drift_warn:
+            findings.append({
+                "kind": "clocks_not_settled",
+                "detail": f"the candidate's two timed blocks differ by {100 * drift:.1f} % "
+                          "(clock or power state still moving)",
+                "severity": "info",
+            })
+        wall = _wall_check(api, calls0["cand"], eager_s["cand"], cfg)
         found = side_stream_finding(wall["event_us"], wall["wall_us"], cfg)
         if found:
             findings.append(found)
         del flush
         api.synchronize()
         api.empty_cache()
-    rec = build_record(runner.method, runner.calls_per_sample, ref_us, cand_us, seed=seed, cfg=cfg)
+    rec = build_record(runner.method, runner.calls_per_sample, got["ref"], got["cand"],
+                       seed=seed, cfg=cfg, paired=False)
     rec.update({
-        "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": warm["seconds"],
-        "warmup_windows": warm["windows"], "warmup_stable": warm["stable"],
+        "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": got["heat_s"],
+        "warmup_windows": got["heats"], "warmup_stable": drift <= cfg.block_drift_warn,
+        "blocks": got["blocks"], "timed_checks": got["checked"],
         "wall_check": {k: wall[k] for k in ("event_us", "wall_us", "ratio")},
         "fallback_reason": fallback_reason, "graph_check": graph_check,
     })

@@ -7,11 +7,44 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from . import stats
 
 Fn = Callable[[], object]
+SlotFn = Callable[[int], object]  # call j of a sample: reads input slot TimedInputs.slot(j)
+
+
+class TimedInputs(Protocol):
+    """The inputs the timed calls read, owned by the evaluator. `use(k)` makes room for a
+    sample of k calls (call j reads its own slot where memory allows, so no two calls of a
+    sample see the same values); `refresh()` queues new values into every slot (outside any
+    timed region, before each sample), so nothing a candidate remembers from one call serves
+    the next; `agree(cand_out, ref_out)` says whether the candidate's output of a timed
+    sample matches the reference's on the same values."""
+
+    checked: bool  # whether agree() compares anything (timed samples worth checking)
+
+    def use(self, k: int) -> None: ...
+
+    def refresh(self) -> None: ...
+
+    def agree(self, cand_out: object, ref_out: object) -> bool: ...
+
+
+class FixedInputs:
+    """TimedInputs for zero-argument functions: one slot, nothing refreshed or compared."""
+
+    checked = False
+
+    def use(self, k: int) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def agree(self, cand_out: object, ref_out: object) -> bool:
+        return True
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -32,6 +65,16 @@ class TimingConfig:
     warmup_window_s: float = 0.02
     warmup_tol: float = 0.005  # successive windows within 0.5 %
     warmup_stable_windows: int = 2  # ... this many times in a row
+    # CUDA: each function is measured in its own sustained state. A GPU's power controller
+    # lowers the clock of a power-hungry kernel 30-150 ms after it starts (H100: tensor-core
+    # GEMMs from ~1950 to ~1400 MHz), so short samples interleaved with a cooler reference
+    # time it at a clock no program that runs it continuously gets.
+    heat_s: float = 0.25  # a function runs alone, untimed, this long before its block
+    block_s: float = 0.15  # each timed block (ref, cand, cand, ref)
+    block_min_samples: int = 8
+    block_max_samples: int = 400
+    timed_checks: int = 6  # candidate samples whose output is compared with the reference
+    block_drift_warn: float = 0.02  # the candidate's two blocks differ more: an info finding
     sample_budget_s: float = 0.5  # first batch of samples
     sample_max_s: float = 1.5  # total with the extension
     sample_hard_cap_s: float = 4.0  # min_samples gives way to this for very slow functions
@@ -126,15 +169,16 @@ def side_stream_finding(event_us: float, wall_us: float, cfg: TimingConfig) -> d
 
 def build_record(
     method: str, k: int, ref_us: Sequence[float], cand_us: Sequence[float], *, seed: int,
-    cfg: TimingConfig,
+    cfg: TimingConfig, paired: bool = True,
 ) -> dict:
-    """The statistics part of the timing record from per-call samples in microseconds."""
+    """The statistics part of the timing record from per-call samples in microseconds
+    (paired: ref_us[i] and cand_us[i] were measured together)."""
     rs = stats.summarize(ref_us, cfg.iqr_k)
     cs = stats.summarize(cand_us, cfg.iqr_k)
     speedup = rs["median"] / cs["median"] if cs["median"] > 0 else None
     lo, hi = stats.bootstrap_ratio_ci(
-        ref_us, cand_us, seed=seed, num_mask=rs["mask"], den_mask=cs["mask"], n_boot=cfg.n_boot
-    )
+        ref_us, cand_us, seed=seed, num_mask=rs["mask"], den_mask=cs["mask"], n_boot=cfg.n_boot,
+        paired=paired)
     findings = []
     for name, s in (("reference", rs), ("candidate", cs)):
         if s["cv"] > cfg.noisy_cv:
@@ -146,6 +190,7 @@ def build_record(
             })
     return {
         "ok": True, "method": method, "calls_per_sample": k, "samples": len(ref_us),
+        "samples_cand": len(cand_us),
         "kept_ref": rs["kept"], "kept_cand": cs["kept"],
         "ref_us": rs["median"], "cand_us": cs["median"],
         "ref_cv": rs["cv"], "cand_cv": cs["cv"],

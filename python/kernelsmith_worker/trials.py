@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from typing import Any
+from collections.abc import Callable
 
 import torch
 
 from kernelsmith_worker import errors
 from kernelsmith_worker.inputs import InputCache, TrialData, clone_args, generate_inputs
 from kernelsmith_worker.loader import Problem
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, finite, stress_inputs
 
 _no_grad = torch.no_grad
 _synchronize = torch.cuda.synchronize
 
 KEEP_TRIALS = (0,)  # reused by the audit and timing: kept for the whole request
+
+
+def _seeder() -> Callable[[int, int], int]:
+    """The seed get_inputs() runs under for (request seed, trial): salted with bytes drawn
+    when the worker starts, so a candidate that knows the request's seed (torch.initial_seed()
+    in __init__) cannot regenerate the inputs and precompute the answers. Repeatable within
+    a worker (the input cache relies on it), not across workers."""
+    salt = os.urandom(16)
+
+    def seed_of(seed: int, trial: int) -> int:
+        digest = hashlib.sha256(salt + f"{seed}:{trial}".encode()).digest()
+        return int.from_bytes(digest[:8], "little") >> 1
+
+    return seed_of
+
+
+_input_seed = _seeder()
 
 
 class ProblemError(Exception):
@@ -38,6 +59,7 @@ class Trials:
         self._cache = cache
         self._budget = budget
         self._held: dict[int, TrialData] = {}
+        self._stress: dict[str, TrialData | None] = {}
 
     def _key(self, trial: int) -> tuple[str, int, int, str]:
         return (self._problem.sha256, self._seed, trial, str(self._dev))
@@ -51,7 +73,8 @@ class Trials:
         data = self._held.get(trial) or self._cache.get(self._key(trial))
         if data is None:
             try:
-                inputs = generate_inputs(self._problem.get_inputs, self._seed + trial, self._dev)
+                inputs = generate_inputs(self._problem.get_inputs,
+                                         _input_seed(self._seed, trial), self._dev)
             except BaseException as e:  # noqa: BLE001 - problem code may raise anything
                 raise ProblemError(f"problem {self._problem.path}: get_inputs() raised "
                                    f"{errors.describe(e)}", errors.traceback_tail(e),
@@ -64,17 +87,46 @@ class Trials:
     def reference(self, trial: int) -> Any:
         data = self.pristine(trial)
         if not data.has_reference:
-            args = clone_args(data.inputs)
             try:
-                with _no_grad():
-                    out = self._ref(*args)
-                if self._dev.type == "cuda":
-                    _synchronize(self._dev)
+                data.reference = self._run_reference(clone_args(data.inputs))
             except BaseException as e:  # noqa: BLE001
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)}", errors.traceback_tail(e),
                                    errors.is_cuda_poison(e)) from e
-            data.reference = out.detach() if isinstance(out, torch.Tensor) else out
             data.has_reference = True
             self._cache.put(self._key(trial), data, self._budget)
         return data.reference
+
+    def _run_reference(self, args: list[Any]) -> Any:
+        with _no_grad():
+            out = self._ref(*args)
+        if self._dev.type == "cuda":
+            _synchronize(self._dev)
+        return out.detach() if isinstance(out, torch.Tensor) else out
+
+    def stress(self, kind: str) -> TrialData | None:
+        """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output;
+        None when the reference's output is not finite there. Drawn once per request and
+        never cached across requests."""
+        if kind not in self._stress:
+            inputs = stress_inputs(self.pristine(0).inputs, kind, self._dev)
+            try:
+                out = self._run_reference(clone_args(inputs))
+            except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
+                if errors.is_cuda_poison(e):
+                    raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
+                                       f"raised {errors.describe(e)} on stress inputs",
+                                       errors.traceback_tail(e), True) from e
+                out = None
+            ok = out is not None and finite(out) and finite(self.reference(0))
+            self._stress[kind] = TrialData(inputs, out, True) if ok else None
+        return self._stress[kind]
+
+    def prepare(self, trials: int) -> None:
+        """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made
+        now: called before the candidate is imported, so nothing it installs in the process
+        can touch them (as long as they fit in the input cache)."""
+        for i in range(trials):
+            self.reference(i)
+        for kind in STRESS_KINDS:
+            self.stress(kind)

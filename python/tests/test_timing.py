@@ -22,6 +22,7 @@ RECORD_KEYS = {
 
 # Short budgets so the suite stays fast; the policy is the same as the defaults'.
 FAST = TimingConfig(warmup_min_s=0.02, warmup_max_s=0.2, sample_budget_s=0.08,
+                    heat_s=0.02, block_s=0.04,
                     sample_max_s=0.2, min_samples=10, n_boot=200, wall_check_s=0.005)
 
 
@@ -456,8 +457,12 @@ def test_fake_cuda_default_config_budget():
     dev = FakeDevice()
     rec = run_fake(Kernel(dev, 30), Kernel(dev, 15), dev, cfg=TimingConfig(n_boot=300))
     assert rec["ok"], rec
-    assert rec["samples"] >= TimingConfig().min_samples
-    assert rec["duration_s"] < 3.5  # 0.1-1 s warm-up + 0.5-1.5 s samples + checks
+    cfg = TimingConfig()
+    assert rec["samples"] >= 2 * cfg.block_min_samples  # two blocks per function
+    assert rec["samples_cand"] >= 2 * cfg.block_min_samples
+    assert [b["fn"] for b in rec["blocks"]] == ["ref", "cand", "cand", "ref"]
+    assert rec["warmup_windows"] == 3  # a heat before each change of function
+    assert rec["duration_s"] < 3.5  # 3 x 0.25 s heat + 4 x 0.15 s blocks + checks
 
 
 class ReplayOps:

@@ -14,9 +14,10 @@ from conftest import CASES, kinds, run_eval
 def fake_time_pair(findings: list[dict[str, str]] | None = None, fail: bool = False):
     calls: list[dict[str, Any]] = []
 
-    def time_pair(ref_fn: Callable[[], object], cand_fn: Callable[[], object], *,
-                  device: torch.device, seed: int) -> dict[str, Any]:
-        ref_out, cand_out = ref_fn(), cand_fn()
+    def time_pair(ref_fn: Callable[[int], object], cand_fn: Callable[[int], object], *,
+                  device: torch.device, seed: int, inputs: Any) -> dict[str, Any]:
+        inputs.use(1)
+        ref_out, cand_out = ref_fn(0), cand_fn(0)
         calls.append({"device": device, "seed": seed,
                       "grad": ref_out.requires_grad or cand_out.requires_grad,
                       "close": bool(torch.allclose(ref_out, cand_out, atol=1e-4))})
@@ -57,7 +58,7 @@ def test_timing_failure_is_runtime_error_and_releases_the_lease(worker_ctx, monk
 
 
 def test_timing_record_not_ok_is_runtime_error(worker_ctx, monkeypatch):
-    def time_pair(ref_fn, cand_fn, *, device, seed):
+    def time_pair(ref_fn, cand_fn, *, device, seed, inputs):
         return {"ok": False, "method": None, "error": "RuntimeError: CUDA error: an illegal "
                 "memory access was encountered", "findings": []}
 
@@ -101,7 +102,8 @@ def test_a_baseline_is_timed_in_the_reference_place(worker_ctx, monkeypatch):
     time_pair, _ = fake_time_pair()
 
     def recording(ref_fn, cand_fn, **kw):
-        timed.append((ref_fn(), cand_fn()))
+        kw["inputs"].use(1)
+        timed.append((ref_fn(0), cand_fn(0)))
         return time_pair(ref_fn, cand_fn, **kw)
 
     monkeypatch.setattr(worker_ctx, "time_pair", recording)

@@ -1,0 +1,99 @@
+"""Stress trials: the problem's inputs moved off the distribution its get_inputs() draws from.
+
+Problems draw inputs with `torch.rand` (uniform in [0, 1)) or `torch.randn`, and with such
+inputs many wrong kernels land within atol = rtol = 1e-2: a rank-1 "mean-field" matmul, a
+softmax with the expected denominator, a loss over a sample of the elements, relu returned as
+its (non-negative) input. The stress trials take trial 0's inputs and redraw every floating
+point value, keeping zeros where they are (triangular, masked and padded inputs keep their
+structure) and integer/bool tensors as they are (indices, lengths):
+
+- `signed`: standard normal values (both signs, zero mean);
+- `wide`: random sign times exp(1.5 * N(0, 1)): magnitudes from about 1e-3 to 1e3.
+
+They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * ||ref||_2 +
+atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
+TF32 or fp16 whose rounding is honest pass even where cancellation makes single elements
+small, while approximations that only hold for the original distribution are off by tens of
+percent. A stress trial whose reference output is not finite (exp of a large value, say) is
+skipped: it says nothing about the candidate.
+
+The draws come from a generator seeded from os.urandom, never from torch's global RNG, so
+a candidate can neither predict nor replay them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import torch
+
+from kernelsmith_worker.inputs import map_tensors
+
+KINDS: tuple[str, ...] = ("signed", "wide")
+_randn = torch.randn
+_Generator = torch.Generator
+
+
+def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
+    if not t.is_floating_point() or t.numel() == 0:
+        return t.detach().clone()
+    z = _randn(t.shape, generator=gen, device=t.device, dtype=torch.float32)
+    if kind == "wide":
+        sign = torch.sign(_randn(t.shape, generator=gen, device=t.device, dtype=torch.float32))
+        z = sign * torch.exp(1.5 * z)
+    res = torch.empty_like(t)  # keeps the input's strides
+    res.copy_(torch.where(t != 0, z, torch.zeros_like(z)))
+    return res
+
+
+def stress_inputs(inputs: list[Any], kind: str, dev: torch.device) -> list[Any]:
+    """A copy of `inputs` with every floating point value redrawn as `kind` says."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown stress kind {kind!r}")
+    gen = _Generator(device=dev)
+    gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+    return list(map_tensors(inputs, lambda t: _redraw(t, kind, gen)))
+
+
+def finite(out: Any) -> bool:
+    """True when every floating point value of the output (tensors, nested) is finite."""
+    if isinstance(out, torch.Tensor):
+        return not out.is_floating_point() or bool(torch.isfinite(out).all())
+    if isinstance(out, (list, tuple)):
+        return all(finite(o) for o in out)
+    if isinstance(out, float):
+        return math.isfinite(out)
+    return True
+
+
+def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, str]:
+    """(within the norm-wise budget, what differs). Structure, shape and dtype problems are
+    the element-wise comparison's business: here they only fail with a short message."""
+    if isinstance(ref, (list, tuple)):
+        if not isinstance(out, (list, tuple)) or len(out) != len(ref):
+            return False, "output structure differs from the reference"
+        for k, (o, r) in enumerate(zip(out, ref, strict=True)):
+            ok, why = normwise_error(o, r, atol, rtol)
+            if not ok:
+                return False, f"output[{k}]: {why}"
+        return True, ""
+    if not isinstance(ref, torch.Tensor):
+        return (out == ref), f"output {out!r} != reference {ref!r}"
+    if not isinstance(out, torch.Tensor) or out.shape != ref.shape:
+        return False, "output shape differs from the reference"
+    if not (ref.is_floating_point() or ref.is_complex()):
+        same = bool(torch.equal(out, ref))
+        return same, "" if same else "integer output differs from the reference"
+    o = out.detach().to(torch.float64).reshape(-1)
+    r = ref.detach().to(torch.float64).reshape(-1)
+    if not bool(torch.isfinite(o).all()):
+        return False, "output has NaN/inf where the reference is finite"
+    err = float(torch.linalg.vector_norm(o - r))
+    norm = float(torch.linalg.vector_norm(r))
+    budget = rtol * norm + atol * math.sqrt(max(r.numel(), 1))
+    if err <= budget:
+        return True, ""
+    rel = err / norm if norm > 0 else math.inf
+    return False, (f"relative error {rel:.3g} in the 2-norm (budget {budget / max(norm, 1e-300):.3g})")

@@ -1,0 +1,89 @@
+"""The inputs the timing stage feeds both models (timing_policy.TimedInputs).
+
+A sample is k back-to-back calls (one CUDA graph replay). If all k read the same tensor, a
+candidate can compute once and serve the rest from a memo keyed on a few input values (on the
+device, invisible to the host); if samples repeat values, the memo serves whole samples.
+So the evaluator owns R = min(k, memory budget / input bytes) input slots, call j reads slot
+j mod R, and before every sample each slot's floating point tensors are rewritten as trial
+0's values times a fresh random scale in [0.5, 2) (one per slot, drawn on the device from a
+generator seeded from os.urandom). Scaling keeps every structural property of the inputs
+(zeros, signs, order, triangles) and costs one memory-bound kernel per input tensor per
+sample, outside the timed region. Integer and bool tensors keep trial 0's values. Slots are
+contiguous (an input the problem hands over with other strides is timed contiguous).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from kernelsmith_worker.inputs import map_tensors, nbytes, tensors_in
+
+_mul = torch.mul
+_rand = torch.rand
+
+
+def pool_budget(dev: torch.device) -> int:
+    """Bytes the slots may take: $KS_TIMED_INPUT_BYTES, else 1/8 of the GPU's free memory up
+    to 4 GiB, else 256 MiB on the CPU."""
+    env = os.environ.get("KS_TIMED_INPUT_BYTES")
+    if env:
+        return int(env)
+    if dev.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(dev)
+        return min(free // 8, 4 << 30)
+    return 256 << 20
+
+
+class RotatingInputs:
+    """TimedInputs over `base` (trial 0's pristine inputs, never written)."""
+
+    checked = True
+
+    def __init__(self, base: list[Any], dev: torch.device, budget: int,
+                 agree: Callable[[object, object], bool]) -> None:
+        self._base = base
+        self._dev = dev
+        self._budget = budget
+        self._agree = agree
+        self._gen = torch.Generator(device=dev)
+        self._gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+        self.slots = 0
+        self._pools: list[tuple[torch.Tensor, torch.Tensor, bool]] = []  # (base, pool, scaled)
+        self._args: list[list[Any]] = []
+
+    def use(self, k: int) -> None:
+        per = max(nbytes(self._base), 1)
+        want = max(1, min(k, self._budget // per))
+        if want == self.slots:
+            return
+        self._pools, self._args = [], []
+        self.slots = want
+        pools: dict[int, torch.Tensor] = {}
+        for t in tensors_in(self._base):
+            pool = torch.empty((want,) + tuple(t.shape), dtype=t.dtype, device=t.device)
+            pool.copy_(t.unsqueeze(0).expand_as(pool))
+            pools[id(t)] = pool
+            self._pools.append((t, pool, t.is_floating_point()))
+        for j in range(want):
+            self._args.append(list(map_tensors(self._base, lambda t, j=j: pools[id(t)][j])))
+
+    def args(self, j: int) -> list[Any]:
+        """The arguments call j of a sample reads."""
+        return self._args[j % self.slots]
+
+    def refresh(self) -> None:
+        if not self.slots:
+            return
+        scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
+        scale = scale * 1.5 + 0.5
+        for base, pool, scaled in self._pools:
+            if scaled:
+                shape = (self.slots,) + (1,) * base.dim()
+                _mul(base.unsqueeze(0), scale.view(shape).to(base.dtype), out=pool)
+
+    def agree(self, cand_out: object, ref_out: object) -> bool:
+        return self._agree(cand_out, ref_out)
