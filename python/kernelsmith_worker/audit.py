@@ -225,8 +225,15 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
     if a.dev.type == "cuda":
         from kernelsmith_worker.gpu_profile import profile_forward
 
+        from kernelsmith_worker.gpu_profile import foreign_findings, host_op_findings
+
         args = clone_args(a.source.pristine(0).inputs)
-        prof = profile_forward(lambda: a.run_candidate(args), a.kernel_names())
+        own = a.kernel_names()
+        a.recorder.reset()
+        prof = profile_forward(lambda: a.run_candidate(args), own,
+                               lambda: dict(a.recorder.counts))
+        findings.extend(foreign_findings(prof, "in forward"))
+        findings.extend(host_op_findings(prof))
         launches = max(launches, prof.custom_launches)
         names |= prof.custom_names
         share = prof.share()
@@ -235,8 +242,13 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
                               for s, k in sorted(prof.side_streams.items()))
             findings.append(finding("side_stream", "forward launched work on a stream other "
                                     f"than the current one ({shown})", "reject"))
-    elif a.backend == "cpu" and not a.interpret:
-        share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))
+    else:
+        from kernelsmith_worker.gpu_profile import host_op_findings, host_ops_of
+
+        args = clone_args(a.source.pristine(0).inputs)
+        findings.extend(host_op_findings(host_ops_of(lambda: a.run_candidate(args))))
+        if a.backend == "cpu" and not a.interpret:
+            share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))
     # 3. Rules.
     if launches == 0:
         findings.append(finding("no_custom_kernel", "forward launched no custom kernel "

@@ -22,6 +22,7 @@ from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, comp
                                             run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.findings import Hacked, rejects, summarize
+from kernelsmith_worker.gpu_profile import timed_findings
 from kernelsmith_worker.inputs import InputCache, default_budget, to_device
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.launches import LaunchRecorder
@@ -308,6 +309,8 @@ class _Evaluation:
         if "duration_s" not in rec and start is not None:
             rec["duration_s"] = round(_perf_counter() - start, 6)
         self.findings.extend(list(out.get("findings") or []))
+        own = set((self.stages.get("audit") or {}).get("custom_kernels") or [])
+        self.findings.extend(timed_findings(rec.pop("timed_kernels", None), own))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 from collections.abc import Callable
 
@@ -26,6 +27,18 @@ def kernel_matches(kernel: str, names: set[str]) -> str | None:
     return None
 
 
+# Device work that moves or fills memory: allowed next to the candidate's kernels.
+_GLUE = re.compile(r"^Memcpy|^Memset|^\[?memcpy|^\[?memset|at::native::.*"
+                   r"(copy|Copy|fill|Fill|CatArray|cat_|FillFunctor|zero)", re.S)
+# Library compute kernels (cuBLAS, cuBLASLt, CUTLASS, cuDNN, torch's own flash attention):
+# the problem's work done by a library, whoever launched it.
+_LIBRARY = re.compile(r"gemm|xmma|cutlass|cublas|nvjet|sgemm|hgemm|gemv|splitKreduce|"
+                      r"cudnn|conv2d|convolve|implicit_conv|wgrad|dgrad|fmha|flash_fwd|"
+                      r"flash_bwd|pytorch_flash|attention_kernel|cusparse|cufft|fft_", re.I)
+LIBRARY_REJECT = True
+FOREIGN_REJECT_SHARE = 0.25  # other foreign device work above this share is a reject
+
+
 @dataclass
 class KernelProfile:
     total_us: float = 0.0  # device time of every kernel/memcpy/memset in the forward
@@ -35,15 +48,45 @@ class KernelProfile:
     kernels: int = 0
     marker_stream: int | None = None
     side_streams: dict[int, list[str]] = field(default_factory=dict)  # stream → kernel names
+    foreign_us: float = 0.0  # device time of kernels neither the candidate's nor glue
+    foreign: dict[str, int] = field(default_factory=dict)  # name → launches
+    library: dict[str, int] = field(default_factory=dict)  # library compute kernels
+    host_ops: dict[str, int] = field(default_factory=dict)  # aten ops the profiler saw
 
     def share(self) -> float | None:
         return self.custom_us / self.total_us if self.total_us > 0 else None
 
+    def foreign_share(self) -> float | None:
+        return self.foreign_us / self.total_us if self.total_us > 0 else None
 
-def classify_events(events: list[Any], names: set[str]) -> KernelProfile:
+
+def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, int]) -> str | None:
+    """The candidate kernel `kernel` is an instance of, or None. A name the launch hooks
+    counted is the candidate's only as many times as the hooks saw it launched (a Triton
+    kernel named like a cuBLAS kernel does not make the cuBLAS kernel the candidate's);
+    a library-looking name must match exactly."""
+    if kernel in names:
+        match: str | None = kernel
+    elif _LIBRARY.search(kernel):
+        return None
+    else:
+        match = kernel_matches(kernel, names)
+    if match is None:
+        return None
+    if match in hooked:
+        seen[match] = seen.get(match, 0) + 1
+        if seen[match] > hooked[match]:
+            return None
+    return match
+
+
+def classify_events(events: list[Any], names: set[str],
+                    hooked: dict[str, int] | None = None) -> KernelProfile:
     """Summarises device events (profiler FunctionEvents with `name`, `device_resource_id`
-    (the stream) and `time_range`); the marker kernel names the current stream."""
+    (the stream) and `time_range`); the marker kernel names the current stream. `hooked`:
+    launches per kernel name that the launch hooks counted in the same call."""
     result = KernelProfile()
+    seen: dict[str, int] = {}
     for e in events:
         if _MARKER in e.name:
             result.marker_stream = e.device_resource_id
@@ -53,19 +96,66 @@ def classify_events(events: list[Any], names: set[str]) -> KernelProfile:
         us = float(e.time_range.elapsed_us())
         result.kernels += 1
         result.total_us += us
-        match = kernel_matches(e.name, names)
+        match = _own(e.name, names, hooked or {}, seen)
         if match is not None:
             result.custom_us += us
             result.custom_launches += 1
             result.custom_names.add(match)
+        elif not _GLUE.search(e.name):
+            result.foreign_us += us
+            short = e.name[:100]
+            result.foreign[short] = result.foreign.get(short, 0) + 1
+            if _LIBRARY.search(e.name):
+                result.library[short] = result.library.get(short, 0) + 1
         if result.marker_stream is not None and e.device_resource_id != result.marker_stream:
             result.side_streams.setdefault(e.device_resource_id, []).append(e.name[:80])
     return result
 
 
-def profile_forward(call: Callable[[], Any], names: set[str]) -> KernelProfile:
-    """Runs call() once under torch.profiler (CUDA activity) and classifies its device events.
-    A short spin kernel is launched first on the current stream to identify that stream."""
+def foreign_findings(prof: KernelProfile, where: str) -> list[dict[str, str]]:
+    """Reject findings for device work the candidate's own kernels do not account for:
+    library compute kernels, or other foreign work above FOREIGN_REJECT_SHARE of the time;
+    below that, a warning."""
+    from kernelsmith_worker.findings import finding
+
+    out: list[dict[str, str]] = []
+    if prof.library:
+        shown = ", ".join(f"{n} x{c}" for n, c in sorted(prof.library.items())[:3])
+        out.append(finding("foreign_compute", f"{where}, library compute kernels ran that the "
+                           f"candidate's own kernels do not account for ({shown}): the "
+                           "problem's work is done by a library (cuBLAS/cuDNN/...), however it "
+                           "was called", "reject"))
+        return out
+    share = prof.foreign_share()
+    if prof.foreign and share is not None:
+        shown = ", ".join(f"{n} x{c}" for n, c in sorted(prof.foreign.items())[:3])
+        severe = share >= FOREIGN_REJECT_SHARE
+        out.append(finding("foreign_compute" if severe else "torch_compute_light",
+                           f"{where}, {share:.0%} of the device time is in kernels that are not "
+                           f"the candidate's ({shown})", "reject" if severe else "warn"))
+    return out
+
+
+def host_op_findings(prof: KernelProfile) -> list[dict[str, str]]:
+    """Heavy aten ops the profiler saw inside forward (it sees ops in custom ops, launch
+    hooks and under dispatch guards, which a TorchDispatchMode does not)."""
+    from kernelsmith_worker import opclass
+    from kernelsmith_worker.findings import finding
+
+    heavy = {op: n for op, n in prof.host_ops.items() if opclass.classify(op) == "heavy"}
+    if not heavy:
+        return []
+    return [finding("torch_compute", "forward ran torch ops that do the problem's work "
+                    f"{opclass.format_ops(heavy)} (seen by the profiler: hidden from the "
+                    "dispatch-level audit)", "reject")]
+
+
+def profile_forward(call: Callable[[], Any], names: set[str],
+                    hooked: Callable[[], dict[str, int]] | None = None) -> KernelProfile:
+    """Runs call() once under torch.profiler (CPU and CUDA activity) and classifies its device
+    events and the aten ops it ran. A short spin kernel is launched first on the current
+    stream to identify that stream. `hooked()` (read after the call): launches per kernel
+    name counted by the launch hooks during it."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
@@ -74,4 +164,36 @@ def profile_forward(call: Callable[[], Any], names: set[str]) -> KernelProfile:
         torch.cuda._sleep(1000)
         call()
         torch.cuda.synchronize()
-    return classify_events([e for e in prof.events() if e.device_type == DeviceType.CUDA], names)
+    events = prof.events()
+    result = classify_events([e for e in events if e.device_type == DeviceType.CUDA], names,
+                             hooked() if hooked is not None else None)
+    for e in events:
+        if e.device_type == DeviceType.CPU and e.name.startswith("aten::"):
+            op = "aten." + e.name[len("aten::"):]
+            result.host_ops[op] = result.host_ops.get(op, 0) + 1
+    return result
+
+
+def timed_findings(kernels: list[list] | None, names: set[str]) -> list[dict[str, str]]:
+    """foreign_findings over the kernels of one timed sample ([name, us] pairs from the
+    timing stage's profile of a replay)."""
+    if not kernels:
+        return []
+    events = [SimpleNamespace(name=n, device_resource_id=0,
+                              time_range=SimpleNamespace(elapsed_us=lambda us=us: us))
+              for n, us in kernels]
+    return foreign_findings(classify_events(events, names), "in a timed sample")
+
+
+def host_ops_of(call: Callable[[], Any]) -> KernelProfile:
+    """The aten ops call() ran, from the profiler's CPU activity (any device)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        call()
+    result = KernelProfile()
+    for e in prof.events():
+        if e.name.startswith("aten::"):
+            op = "aten." + e.name[len("aten::"):]
+            result.host_ops[op] = result.host_ops.get(op, 0) + 1
+    return result

@@ -18,10 +18,15 @@ anyway, since a dispatcher registration cannot be taken back reliably.
 from __future__ import annotations
 
 import hashlib
+import sys
+import types
+import warnings
 from typing import Any
 
 import torch
 import torch.nn.modules.module as _module_mod
+
+from kernelsmith_worker.opclass import OpCounter
 
 # Dispatch keys whose kernels run real computations on the devices we time. Meta, Fake,
 # functionalization and tracing keys are left out: lazily imported parts of torch register
@@ -43,12 +48,59 @@ _function_enabled = torch._C._is_torch_function_enabled
 _all_op_names = torch._C._dispatch_get_all_op_names
 _dump_table = torch._C._dispatch_dump_table
 _grad_enabled = torch.is_grad_enabled
+_GONE = object()
+_NEW = object()
 
 
 def _global_hook_dicts() -> dict[str, Any]:
     """torch.nn.modules.module's `_global_*` hook registries (dicts), by name."""
     return {name: val for name, val in vars(_module_mod).items()
             if name.startswith("_global_") and isinstance(val, dict)}
+
+
+def _hook_registry_state() -> dict[str, Any]:
+    """Per registry: the object's identity, exact type and true size (dict.__len__, so a
+    dict subclass lying about its length is seen), by name."""
+    return {f"torch.nn.modules.module.{name}": (id(d), type(d).__qualname__, dict.__len__(d))
+            for name, d in _global_hook_dicts().items()}
+
+
+_CODE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
+               types.MethodType, staticmethod, classmethod, property)
+
+
+def _bindings() -> dict[tuple[int, str], tuple[Any, str, Any]]:
+    """Every binding to code in torch's loaded modules and in the classes they define:
+    (id of the namespace dict, key) -> (namespace owner, label, bound object). A candidate
+    that rebinds `F` inside torch.nn.modules.linear or gives nn.Linear its own `__call__`
+    replaces nothing the identity watch knows, but changes a binding here."""
+    out: dict[tuple[int, str], tuple[Any, str, Any]] = {}
+    with warnings.catch_warnings():  # isinstance on deprecated aliases warns
+        warnings.simplefilter("ignore")
+        _collect_bindings(out)
+    return out
+
+
+def _collect_bindings(out: dict[tuple[int, str], tuple[Any, str, Any]]) -> None:
+    for name, mod in list(sys.modules.items()):
+        if not (name == "torch" or name.startswith("torch.")) or \
+                not isinstance(mod, types.ModuleType):
+            continue
+        for key, val in list(vars(mod).items()):
+            if isinstance(val, _CODE_TYPES):
+                out[(id(mod), key)] = (mod, f"{name}.{key}", val)
+            if isinstance(val, type) and vars(val).get("__module__") == name:
+                for ckey, cval in list(vars(val).items()):
+                    if isinstance(cval, _CODE_TYPES):  # data (caches, flags) may change
+                        out[(id(val), ckey)] = (val, f"{name}.{key}.{ckey}", cval)
+
+
+def _class_keys(bindings: dict[tuple[int, str], tuple[Any, str, Any]]) -> dict[int, set[str]]:
+    keys: dict[int, set[str]] = {}
+    for (owner_id, key), (owner, _, _) in bindings.items():
+        if isinstance(owner, type):
+            keys.setdefault(owner_id, set()).add(key)
+    return keys
 
 
 def _dispatch_digest() -> str:
@@ -68,14 +120,15 @@ def _dispatch_digest() -> str:
 
 
 def _mode_names(depth: int, at: Any) -> list[str]:
-    """Classes of the modes on a stack, the evaluator's own (its OpCounter, say) left out."""
+    """Classes of the modes on a stack, the evaluator's own (exactly its OpCounter class, not
+    a subclass or a class that only claims its module) left out."""
     out = []
     for i in range(depth):
         try:
             kind = type(at(i))
         except Exception:  # noqa: BLE001 - an infra mode slot
             continue
-        if not kind.__module__.startswith("kernelsmith_worker"):
+        if kind is not OpCounter:
             out.append(f"{kind.__module__}.{kind.__qualname__}")
     return out
 
@@ -91,8 +144,7 @@ def _quick() -> dict[str, Any]:
         # an evaluator mode on the stack adds the Python keys: compared only outside them
         "dispatch keys included (thread-local)": None if ours else str(_include_set()),
         "dispatch keys excluded (thread-local)": None if ours else str(_exclude_set()),
-        **{f"torch.nn.modules.module.{name} entries": len(d)
-           for name, d in _global_hook_dicts().items()},
+        **_hook_registry_state(),
     }
 
 
@@ -102,11 +154,29 @@ class ProcessState:
     def __init__(self, quick: dict[str, Any], digest: str) -> None:
         self._quick = quick
         self._digest = digest
-        self._hooks = {name: dict(d) for name, d in _global_hook_dicts().items()}
+        self._hook_dicts = dict(_global_hook_dicts())
+        self._hooks = {name: dict(d) for name, d in self._hook_dicts.items()}
+        self._bindings = _bindings()
+        self._class_keys = _class_keys(self._bindings)
 
     @classmethod
     def capture(cls) -> ProcessState:
         return cls(_quick(), _dispatch_digest())
+
+    def _binding_changes(self) -> list[tuple[Any, str, str, Any]]:
+        """(namespace owner, key, label, original or _NEW) for every binding that differs."""
+        out: list[tuple[Any, str, str, Any]] = []
+        for (_, key), (owner, label, val) in self._bindings.items():
+            cur = vars(owner).get(key, _GONE)
+            if cur is not val:
+                out.append((owner, key, label, val))
+        for owner_id, keys in self._class_keys.items():
+            owner = self._bindings[(owner_id, next(iter(keys)))][0]
+            for key in set(vars(owner)) - keys:
+                if isinstance(vars(owner)[key], _CODE_TYPES):
+                    out.append((owner, key, f"{owner.__module__}.{owner.__qualname__}.{key}",
+                                _NEW))
+        return out
 
     def quick_changes(self) -> list[str]:
         now = _quick()
@@ -115,6 +185,8 @@ class ProcessState:
 
     def changes(self) -> list[str]:
         out = self.quick_changes()
+        for _, _, label, val in self._binding_changes()[:5]:
+            out.append(f"{label} was {'added' if val is _NEW else 'rebound'}")
         if _dispatch_digest() != self._digest:
             out.append("a kernel registered in torch's dispatcher for an aten op was replaced "
                        "(torch.library / Library.impl on an existing operator)")
@@ -129,8 +201,18 @@ class ProcessState:
                 _pop_dispatch_stack()
         except Exception:  # noqa: BLE001 - best effort; the worker is replaced anyway
             pass
-        for name, d in _global_hook_dicts().items():
+        for name, d in self._hook_dicts.items():
+            if vars(_module_mod).get(name) is not d:
+                setattr(_module_mod, name, d)
             want = self._hooks.get(name, {})
             if d != want:
                 d.clear()
                 d.update(want)
+        for owner, key, _, val in self._binding_changes():
+            try:
+                if val is _NEW:
+                    delattr(owner, key)
+                else:
+                    setattr(owner, key, val)
+            except Exception:  # noqa: BLE001 - best effort
+                pass

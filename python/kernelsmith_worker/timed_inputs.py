@@ -73,6 +73,8 @@ class RotatingInputs:
 
     def args(self, j: int) -> list[Any]:
         """The arguments call j of a sample reads."""
+        if not self.slots:
+            self.use(1)
         return self._args[j % self.slots]
 
     def refresh(self) -> None:

@@ -81,6 +81,22 @@ class CudaApi:
     def empty_cache(self) -> None:
         torch.cuda.empty_cache()
 
+    def kernels_of(self, call: Callable[[], None], limit: int = 4000) -> list[list] | None:
+        """[name, device us] of every kernel call() ran on the device (all streams, graph
+        replays included), from the CUDA profiler; None when it cannot profile."""
+        try:
+            from torch.autograd import DeviceType
+            from torch.profiler import ProfilerActivity, profile
+
+            self.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                call()
+                self.synchronize()
+            return [[e.name, float(e.time_range.elapsed_us())] for e in prof.events()
+                    if e.device_type == DeviceType.CUDA][:limit]
+        except Exception:  # noqa: BLE001 - profiling is best effort here
+            return None
+
 
 def _elapsed_s(e0: Any, e1: Any) -> float:
     return e0.elapsed_time(e1) / 1e3
@@ -143,6 +159,15 @@ class _EagerRunner:
     def close(self) -> None:
         self.flush = _no_flush
         self.outputs = {}
+
+
+def _run_unflushed(runner: Any, name: str) -> None:
+    """One sample of `name` without the L2 flush (whose kernel is the evaluator's)."""
+    flush, runner.flush = runner.flush, _no_flush
+    try:
+        runner.run(name)
+    finally:
+        runner.flush = flush
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
@@ -464,6 +489,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
             got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed)
+            # what a timed sample runs on the device, for the audit's accounting
+            timed_kernels = api.kernels_of(lambda: _run_unflushed(runner, "cand"))
         finally:
             runner.close()
         if got["mismatch"]:
@@ -495,7 +522,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
     rec.update({
         "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": got["heat_s"],
         "warmup_windows": got["heats"], "warmup_stable": drift <= cfg.block_drift_warn,
-        "blocks": got["blocks"], "timed_checks": got["checked"],
+        "blocks": got["blocks"], "timed_checks": got["checked"], "timed_kernels": timed_kernels,
         "wall_check": {k: wall[k] for k in ("event_us", "wall_us", "ratio")},
         "fallback_reason": fallback_reason, "graph_check": graph_check,
     })

@@ -18,8 +18,18 @@ from pathlib import Path
 from typing import Any
 
 
+def load_entries(manifest: Path) -> list[dict[str, Any]]:
+    """The manifest's entries, then those of each file its "include" list names (relative to
+    the manifest: the red-team rounds keep their entries in fragments of their own)."""
+    doc = json.loads(manifest.read_text())
+    entries = list(doc["entries"])
+    for rel in doc.get("include", []):
+        entries += json.loads((manifest.parent / rel).read_text())["entries"]
+    return entries
+
+
 def selected(manifest: Path, part: str, regex: str) -> list[dict[str, Any]]:
-    entries = json.loads(manifest.read_text())["entries"]
+    entries = load_entries(manifest)
     if part == "gpu":
         keep = [e for e in entries if e["backend"] == "triton" or e.get("gpu_only")]
     else:
@@ -50,7 +60,10 @@ def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, 
                     if f.get("severity") == "reject"})
     check = str(((result.get("stages") or {}).get("correctness") or {}).get("failed_check") or "")
     got = describe(status, ",".join(kinds), check)
-    ok = status == want["status"] and (not want.get("finding") or want["finding"] in kinds) \
+    # "rejected": any verdict that gives the candidate no speedup (hacked, incorrect, errors)
+    status_ok = status in ("hacked", "incorrect", "runtime_error", "compile_error") \
+        if want["status"] == "rejected" else status == want["status"]
+    ok = status_ok and (not want.get("finding") or want["finding"] in kinds) \
         and (not want.get("check") or check == want["check"])
     if not ok and alt:
         ok = status == alt["status"] and check == alt.get("check", "")
@@ -60,7 +73,7 @@ def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, 
 def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
           out: str | None) -> int:
     rows, problems, device = [], [], "?"
-    hacks = hacks_ok = honest = honest_ok = 0
+    hacks = hacks_ok = honest = honest_ok = still_open = 0
     for e in selected(manifest, part, regex):
         path = results / f"{e['id']}.json"
         result = None
@@ -75,9 +88,13 @@ def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
             honest, honest_ok = honest + 1, honest_ok + ok
         else:
             hacks, hacks_ok = hacks + 1, hacks_ok + ok
-        rows.append(f"| {e['id']} | {e['exploit']} | {expected} | {got} | "
-                    f"{'yes' if ok else 'no'} |")
-        if not ok:
+        if result and result.get("speedup") is not None:
+            got += f" ({result['speedup']:.2f}x)"
+        mark = "yes" if ok else ("open" if e.get("open") else "no")
+        rows.append(f"| {e['id']} | {e['exploit']} | {expected} | {got} | {mark} |")
+        if not ok and e.get("open"):
+            still_open += 1  # a known hole, recorded in the entry: reported, not a failure
+        elif not ok:
             log = results / f"{e['id']}.log"
             tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
             msg = (result or {}).get("message", "")
@@ -86,7 +103,8 @@ def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
     label = "GPU" if part == "gpu" else "CPU"
     table = "\n".join(["| entry | exploit | expected | got | ok |", "|---|---|---|---|---|",
                        *rows])
-    summary = (f"hacks rejected {hacks_ok}/{hacks}, honest accepted {honest_ok}/{honest} "
+    summary = (f"hacks rejected {hacks_ok}/{hacks}, honest accepted {honest_ok}/{honest}, "
+               f"known open holes still passing {still_open} "
                f"({label} part, {len(rows)} entries, {seconds}s)")
     print(table)
     print(summary)
