@@ -24,7 +24,7 @@ class _Source:
 
 
 def _audit(monkeypatch, profile: KernelProfile) -> tuple[dict, dict[str, str]]:
-    monkeypatch.setattr(gpu_profile, "profile_forward", lambda call, names: (call(), profile)[1])
+    monkeypatch.setattr(gpu_profile, "profile_forward", lambda call, names, hooked=None: (call(), profile)[1])
     rec = LaunchRecorder()
 
     def run_candidate(args: list[Any], mode: Any = None) -> Any:
@@ -93,3 +93,23 @@ def test_classify_events():
     assert prof.total_us == 50.0 and prof.custom_us == 35.0 and prof.custom_launches == 2
     assert prof.share() == 0.7
     assert list(prof.side_streams) == [21]
+
+
+def test_library_kernels_and_foreign_share_are_rejected():
+    from kernelsmith_worker.gpu_profile import classify_events, foreign_findings
+    from types import SimpleNamespace as NS
+
+    def ev(name, us):
+        return NS(name=name, device_resource_id=7, time_range=NS(elapsed_us=lambda: us))
+
+    names = {"my_kernel"}
+    lib = classify_events([ev("my_kernel", 1.0), ev("sm90_xmma_gemm_f32f32_tf32", 9.0)], names)
+    assert [f["kind"] for f in foreign_findings(lib, "x")] == ["foreign_compute"]
+    # a Triton kernel named like the library kernel counts only as often as the hooks saw it
+    spoof = classify_events([ev("sm90_xmma_gemm", 1.0), ev("sm90_xmma_gemm", 9.0)],
+                            {"sm90_xmma_gemm"}, {"sm90_xmma_gemm": 1})
+    assert spoof.library and spoof.custom_launches == 1
+    glue = classify_events([ev("my_kernel", 9.0), ev("Memcpy DtoD", 1.0)], names)
+    assert foreign_findings(glue, "x") == []
+    other = classify_events([ev("my_kernel", 1.0), ev("some_other_kernel", 3.0)], names)
+    assert [f["severity"] for f in foreign_findings(other, "x")] == ["reject"]
