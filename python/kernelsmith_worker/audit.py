@@ -28,7 +28,7 @@ from kernelsmith_worker import opclass
 from kernelsmith_worker.correctness import (WEAK_FOLLOW, CorrectnessOutcome, Tolerance,
                                             TrialSource, compare_outputs)
 from kernelsmith_worker.findings import finding
-from kernelsmith_worker.inputs import clone_args, tensors_in
+from kernelsmith_worker.inputs import clone_args, scrub, tensors_in
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.integrity import scan_source
 from kernelsmith_worker.launches import LaunchRecorder
@@ -123,7 +123,9 @@ def cached_output_finding(a: AuditInputs) -> dict[str, str] | None:
     if not _overwrite_in_place(x, a.source.pristine(1).inputs):
         return None
     second = a.run_candidate(x)
-    cmp = compare_outputs(second, a.source.reference(1), a.tolerance)
+    ref = a.source.reference(1)
+    cmp = compare_outputs(second, ref, a.tolerance)
+    scrub(ref)
     if cmp.ok:
         return None
     return finding("cached_output", "after its input tensor was overwritten in place with new "
@@ -181,7 +183,9 @@ def post_timing_finding(run_candidate: Callable[..., Any], args: list[Any],
     if not _overwrite_in_place(args, source.pristine(1).inputs):
         return None
     out = run_candidate(args)
-    cmp = compare_outputs(out, source.reference(1), tolerance)
+    ref = source.reference(1)
+    cmp = compare_outputs(out, ref, tolerance)
+    scrub(ref)
     if cmp.ok:
         return None
     return finding("timing_output_mismatch", "after the timing loop, its input overwritten in "

@@ -18,7 +18,7 @@ import torch
 
 from kernelsmith_worker import errors
 from kernelsmith_worker.findings import Hacked
-from kernelsmith_worker.inputs import TrialData, clone_args, tensors_in
+from kernelsmith_worker.inputs import TrialData, clone_args, device_copy, scrub, tensors_in
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.launches import active_recorder
 from kernelsmith_worker.opclass import OpCounter
@@ -368,9 +368,10 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
                 outcome.constant_trials = (i - 1, i)
             prev = now
         outcome.outputs_checked += 1
-        del out
+        scrub(ref)  # the evaluator's copy: nothing left for a later call to read
+        del out, ref
     if outcome.status is None and hasattr(source, "stress"):
-        _stress_trials(source, run_candidate, tol, outcome)
+        _stress_trials(source, run_candidate, tol, outcome, dev)
     record["ok"] = outcome.status is None
     record["duration_s"] = round(_perf_counter() - start, 6)
     return outcome
@@ -409,7 +410,7 @@ def _watched_call(run_candidate: Callable[[list[Any]], Any], args: list[Any],
 
 
 def _stress_trials(source: TrialSource, run_candidate: Callable[[list[Any]], Any],
-                   tol: Tolerance, outcome: CorrectnessOutcome) -> None:
+                   tol: Tolerance, outcome: CorrectnessOutcome, dev: torch.device) -> None:
     """The stress trials (stress.py), compared norm-wise; the first failure is the outcome."""
     record = outcome.record
     record["stress"] = {}
@@ -421,9 +422,11 @@ def _stress_trials(source: TrialSource, run_candidate: Callable[[list[Any]], Any
         out = _watched_call(run_candidate, clone_args(data.inputs), outcome, f"stress trial {kind}")
         if out is _RAISED:
             return
-        ok, why = normwise_error(out, data.reference, tol.atol, tol.rtol)
+        ref = device_copy(data.reference, dev)  # made after the call, scrubbed after use
+        ok, why = normwise_error(out, ref, tol.atol, tol.rtol)
+        scrub(ref)
         record["stress"][kind] = "ok" if ok else why
-        del out
+        del out, ref
         if not ok:
             outcome.status = "incorrect"
             outcome.message = (f"stress trial {kind!r} (every floating point input redrawn "

@@ -57,6 +57,31 @@ def clone_args(obj: Any) -> Any:
     return map_tensors(obj, lambda t: t.detach().clone())
 
 
+def device_copy(obj: Any, dev: torch.device) -> Any:
+    """A fresh copy of obj's tensors on dev (always a copy, even when already there)."""
+    return map_tensors(obj, lambda t: t.detach().to(dev, copy=True))
+
+
+def scrub(obj: Any) -> None:
+    """Zeroes obj's tensors in place: an evaluator copy (a reference output, say) that is no
+    longer needed leaves nothing a later candidate call could read from freed memory."""
+    for t in tensors_in(obj):
+        if t.numel():
+            t.detach().zero_()
+
+
+def poison_free_blocks(dev: torch.device) -> None:
+    """Overwrites every free block of the CUDA caching allocator with 0xFF: what the
+    reference computed (outputs, intermediates) is gone before candidate code runs. Each
+    block is taken by an allocation of its size (all held at once, so each gets its own)."""
+    if dev.type != "cuda":
+        return
+    sizes = [b["size"] for seg in torch.cuda.memory_snapshot() if seg.get("device") == dev.index
+             or dev.index is None for b in seg.get("blocks", []) if b.get("state") == "inactive"]
+    held = [torch.empty(n, dtype=torch.uint8, device=dev).fill_(0xFF) for n in sizes if n > 0]
+    del held
+
+
 def nbytes(obj: Any) -> int:
     return sum(t.numel() * t.element_size() for t in tensors_in(obj))
 

@@ -3,12 +3,15 @@
 A sample is k back-to-back calls (one CUDA graph replay). If all k read the same tensor, a
 candidate can compute once and serve the rest from a memo keyed on a few input values (on the
 device, invisible to the host); if samples repeat values, the memo serves whole samples.
-So the evaluator owns R = min(k, memory budget / input bytes) input slots, call j reads slot
-j mod R, and before every sample each slot's floating point tensors are rewritten as trial
-0's values times a fresh random scale in [0.5, 2) (one per slot, drawn on the device from a
-generator seeded from os.urandom). Scaling keeps every structural property of the inputs
-(zeros, signs, order, triangles) and costs one memory-bound kernel per input tensor per
-sample, outside the timed region. Integer and bool tensors keep trial 0's values. Slots are
+So the evaluator owns R = min(k, memory budget / input bytes) input slots (the timing stage
+puts no more than R calls in a sample), call j reads slot j, and before every sample each
+slot's floating point tensors are rewritten as trial 0's values times a fresh random scale
+in [0.5, 2) (one per slot) times a fresh per-element factor in [0.75, 1.25), all drawn on
+the device from a generator seeded from os.urandom. A scale alone would let a memo keyed on
+ratios of input values serve rescaled answers; the per-element factor gives every refresh a
+pattern no earlier one had. Both keep the inputs' zeros and signs (triangles, masks,
+padding). Cost: a few memory-bound passes over the slots per sample, outside the timed
+region. Integer and bool tensors keep trial 0's values. Slots are
 contiguous (an input the problem hands over with other strides is timed contiguous).
 """
 
@@ -22,8 +25,8 @@ import torch
 
 from kernelsmith_worker.inputs import map_tensors, nbytes, tensors_in
 
-_mul = torch.mul
 _rand = torch.rand
+JITTER = 0.25  # per-element factor in [0.75, 1.25): no two refreshes share a value pattern
 
 
 def pool_budget(dev: torch.device) -> int:
@@ -55,11 +58,11 @@ class RotatingInputs:
         self._pools: list[tuple[torch.Tensor, torch.Tensor, bool]] = []  # (base, pool, scaled)
         self._args: list[list[Any]] = []
 
-    def use(self, k: int) -> None:
+    def use(self, k: int) -> int:
         per = max(nbytes(self._base), 1)
         want = max(1, min(k, self._budget // per))
         if want == self.slots:
-            return
+            return want
         self._pools, self._args = [], []
         self.slots = want
         pools: dict[int, torch.Tensor] = {}
@@ -70,6 +73,7 @@ class RotatingInputs:
             self._pools.append((t, pool, t.is_floating_point()))
         for j in range(want):
             self._args.append(list(map_tensors(self._base, lambda t, j=j: pools[id(t)][j])))
+        return want
 
     def args(self, j: int) -> list[Any]:
         """The arguments call j of a sample reads."""
@@ -84,8 +88,10 @@ class RotatingInputs:
         scale = scale * 1.5 + 0.5
         for base, pool, scaled in self._pools:
             if scaled:
-                shape = (self.slots,) + (1,) * base.dim()
-                _mul(base.unsqueeze(0), scale.view(shape).to(base.dtype), out=pool)
+                # pool = base * scale_j * (1 + JITTER * u), u uniform in [-1, 1)
+                pool.uniform_(1 - JITTER, 1 + JITTER, generator=self._gen)
+                pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
+                pool.mul_(base.unsqueeze(0))
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
         return self._agree(cand_out, ref_out)

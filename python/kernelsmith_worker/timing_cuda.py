@@ -316,7 +316,7 @@ def _build_graph_runner(
             for g in graphs.values():
                 g.reset()
             graphs, outs = {}, {}
-            inputs.use(k)
+            k = min(k, inputs.use(k))  # no two calls of a sample read the same slot
             for name, fn in fns.items():
                 graphs[name], outs[name] = _capture(api, fn, k, side)
             api.synchronize()
@@ -484,7 +484,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
                                         cfg.replay_target_s, cfg.max_eager_calls_per_sample,
                                         cfg.max_replay_s)
-            inputs.use(k)
+            k = min(k, inputs.use(k))
             runner = _EagerRunner(api, fns, k, flush)
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:

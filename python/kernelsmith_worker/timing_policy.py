@@ -25,7 +25,7 @@ class TimedInputs(Protocol):
 
     checked: bool  # whether agree() compares anything (timed samples worth checking)
 
-    def use(self, k: int) -> None: ...
+    def use(self, k: int) -> int: ...  # returns the slots made: calls per sample <= this
 
     def refresh(self) -> None: ...
 
@@ -37,8 +37,8 @@ class FixedInputs:
 
     checked = False
 
-    def use(self, k: int) -> None:
-        pass
+    def use(self, k: int) -> int:
+        return k
 
     def refresh(self) -> None:
         pass

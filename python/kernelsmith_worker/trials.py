@@ -10,7 +10,8 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
-from kernelsmith_worker.inputs import InputCache, TrialData, clone_args, generate_inputs
+from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
+                                       generate_inputs, map_tensors, poison_free_blocks)
 from kernelsmith_worker.loader import Problem
 from kernelsmith_worker.stress import KINDS as STRESS_KINDS, finite, stress_inputs
 
@@ -85,6 +86,12 @@ class Trials:
         return data
 
     def reference(self, trial: int) -> Any:
+        """A fresh device copy of trial `trial`'s reference output (the cached one is kept on
+        the host, out of reach of candidate code scanning device memory): callers scrub it
+        (inputs.scrub) once compared."""
+        return device_copy(self._host_reference(trial), self._dev)
+
+    def _host_reference(self, trial: int) -> Any:
         data = self.pristine(trial)
         if not data.has_reference:
             try:
@@ -98,15 +105,16 @@ class Trials:
         return data.reference
 
     def _run_reference(self, args: list[Any]) -> Any:
+        """The reference's output for args, on the host."""
         with _no_grad():
             out = self._ref(*args)
         if self._dev.type == "cuda":
             _synchronize(self._dev)
-        return out.detach() if isinstance(out, torch.Tensor) else out
+        return map_tensors(out, lambda t: t.detach().to("cpu", copy=True))
 
     def stress(self, kind: str) -> TrialData | None:
-        """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output;
-        None when the reference's output is not finite there. Drawn once per request and
+        """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output
+        (on the host: take a device_copy to compare, and scrub it); None when the reference's output is not finite there. Drawn once per request and
         never cached across requests."""
         if kind not in self._stress:
             inputs = stress_inputs(self.pristine(0).inputs, kind, self._dev)
@@ -118,7 +126,7 @@ class Trials:
                                        f"raised {errors.describe(e)} on stress inputs",
                                        errors.traceback_tail(e), True) from e
                 out = None
-            ok = out is not None and finite(out) and finite(self.reference(0))
+            ok = out is not None and finite(out) and finite(self._host_reference(0))
             self._stress[kind] = TrialData(inputs, out, True) if ok else None
         return self._stress[kind]
 
@@ -127,6 +135,7 @@ class Trials:
         now: called before the candidate is imported, so nothing it installs in the process
         can touch them (as long as they fit in the input cache)."""
         for i in range(trials):
-            self.reference(i)
+            self._host_reference(i)
         for kind in STRESS_KINDS:
             self.stress(kind)
+        poison_free_blocks(self._dev)

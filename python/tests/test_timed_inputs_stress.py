@@ -1,0 +1,58 @@
+"""Timed input slots (timed_inputs.py) and stress trials (stress.py)."""
+
+import math
+
+import torch
+
+from kernelsmith_worker.stress import normwise_error, stress_inputs
+from kernelsmith_worker.timed_inputs import RotatingInputs
+
+
+def test_slots_keep_structure_and_never_repeat():
+    base = torch.triu(torch.rand(8, 8)) - 0.5 * torch.triu(torch.ones(8, 8))
+    rot = RotatingInputs([base, 7, torch.arange(3)], torch.device("cpu"), 1 << 20,
+                         lambda c, r: True)
+    assert rot.use(4) == 4
+    rot.refresh()
+    first = [rot.args(j)[0].clone() for j in range(4)]
+    rot.refresh()
+    second = [rot.args(j)[0].clone() for j in range(4)]
+    for x in first + second:
+        assert torch.equal(x == 0, base == 0)  # zeros (the triangle) kept
+        assert torch.equal(torch.sign(x), torch.sign(base))  # signs kept
+    # no two slots of a sample, and no slot across samples, share a value pattern (ratios
+    # to the base differ: a memo keyed on rescaled values cannot serve them)
+    ratios = [(x / base.where(base != 0, torch.ones_like(base))).flatten() for x in first + second]
+    for i in range(len(ratios)):
+        for j in range(i + 1, len(ratios)):
+            r = ratios[i] / ratios[j].where(ratios[j] != 0, torch.ones_like(ratios[j]))
+            assert float(r.max() - r.min()) > 1e-3
+    assert rot.args(5)[1] == 7 and torch.equal(rot.args(1)[2], torch.arange(3))
+
+
+def test_slots_are_bounded_by_the_budget():
+    base = torch.rand(1024)  # 4 KiB
+    rot = RotatingInputs([base], torch.device("cpu"), 3 * 4096, lambda c, r: True)
+    assert rot.use(100) == 3  # the timing stage puts at most 3 calls in a sample
+
+
+def test_stress_inputs_redraw_floats_only_and_keep_zeros():
+    x = torch.tril(torch.rand(16, 16))
+    idx = torch.randint(0, 10, (5,))
+    signed, ints = stress_inputs([x, idx], "signed", torch.device("cpu"))
+    assert torch.equal(ints, idx)
+    assert torch.equal(signed == 0, x == 0) and bool((signed < 0).any())
+    wide = stress_inputs([x], "wide", torch.device("cpu"))[0]
+    nz = wide[x != 0].abs()
+    assert float(nz.max() / nz.min()) > 100
+
+
+def test_normwise_error_separates_rounding_from_approximation():
+    a, b = torch.randn(64, 512), torch.randn(512, 64)
+    ref = a @ b
+    honest = (a.half().float() @ b.half().float())  # rounded inputs, honest algorithm
+    assert normwise_error(honest, ref, 1e-2, 1e-2)[0]
+    mean_field = a.sum(1, keepdim=True) * b.mean(0, keepdim=True)
+    ok, why = normwise_error(mean_field, ref, 1e-2, 1e-2)
+    assert not ok and "relative error" in why
+    assert not normwise_error(torch.full_like(ref, math.nan), ref, 1e-2, 1e-2)[0]
