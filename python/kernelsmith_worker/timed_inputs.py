@@ -14,20 +14,18 @@ Cost: a few memory-bound passes over the slots per sample, outside the timed reg
 Integer and bool tensors keep trial 0's values. Slots are contiguous (an input the problem
 hands over with other strides is timed contiguous).
 
-Most samples (SIGNED_SHARE, drawn per sample from os.urandom) also give every element a
-random sign, like the `signed` stress trial. A kernel that probes its input and takes an
-approximation only when the values look like get_inputs()' distribution (all in [0, 1),
-say) then runs its exact path in most timed samples, and the median it is reported at is
-that path's time: an approximation that only holds for the problem's own distribution earns
-no speedup. The reference is timed on the same values; kernels whose speed does not depend
-on the values are unaffected. A timed check is skipped where the reference's output is not
-finite (a signed sample through log or sqrt).
+`refresh(signed=True)` also gives every element a random sign, like the `signed` stress
+trial. The timing stage times both models on such values too: a kernel that probes its
+input and takes an approximation only when the values look like get_inputs()' distribution
+(all in [0, 1), say) runs its exact path there, and when the candidate slows down on signed
+values much more than the reference does, the signed figure is the one reported. A timed
+check is skipped where the reference's output is not finite (a signed sample through log
+or sqrt).
 """
 
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +36,6 @@ from kernelsmith_worker.stress import finite
 
 _rand = torch.rand
 JITTER = 0.25  # per-element factor in [0.75, 1.25): no two refreshes share a value pattern
-SIGNED_SHARE = 0.7  # samples whose elements also get random signs
 
 
 def pool_budget(dev: torch.device) -> int:
@@ -66,8 +63,6 @@ class RotatingInputs:
         self._agree = agree
         self._gen = torch.Generator(device=dev)
         self._gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-        self._host_rng = random.Random(os.urandom(16))
-        self.signed_refreshes = 0
         self.slots = 0
         self._pools: list[tuple[torch.Tensor, torch.Tensor, bool]] = []  # (base, pool, scaled)
         self._args: list[list[Any]] = []
@@ -95,13 +90,11 @@ class RotatingInputs:
             self.use(1)
         return self._args[j % self.slots]
 
-    def refresh(self) -> None:
+    def refresh(self, signed: bool = False) -> None:
         if not self.slots:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
         scale = scale * 1.5 + 0.5
-        signed = self._host_rng.random() < SIGNED_SHARE
-        self.signed_refreshes += signed
         for base, pool, scaled in self._pools:
             if scaled:
                 # pool = base * scale_j * (1 + JITTER * u), u uniform in [-1, 1); in a signed

@@ -369,32 +369,41 @@ def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
 
 def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
                       replay_s: dict[str, float], cfg: TimingConfig, seed: int) -> dict:
-    """Blocks ref, cand, cand, ref (a linear drift cancels). Before a function's block it runs
-    alone for `heat_s`, untimed, so each is measured at the clock its own sustained load
-    gives. Every sample is preceded by new input values (inputs.refresh) and an L2 flush.
-    At random candidate samples the output is compared with a reference call on the same
-    values; the sample after such a check (the device idled while the host compared) is not
-    kept. Returns ref_us, cand_us (per call), heats, heat_s, blocks and mismatch."""
+    """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
+    distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
+    a function's block it runs alone for `heat_s`, untimed, so each is measured at the clock
+    its own sustained load gives. Every sample is preceded by new input values and an L2
+    flush. At random candidate samples the output is compared with a reference call on the
+    same values; the sample after such a check (the device idled while the host compared)
+    is not kept. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
+    with heats, heat_s, blocks, checked and mismatch."""
     k = runner.calls_per_sample
-    order = ("ref", "cand", "cand", "ref")
+    order: tuple[tuple[str, bool], ...] = (("ref", False), ("cand", False), ("cand", False),
+                                           ("ref", False))
+    if inputs.checked:  # evaluator-owned values: the signed blocks mean something
+        order += (("ref", True), ("cand", True))
     n = {name: min(max(math.ceil(cfg.block_s / max(t, 1e-9)), cfg.block_min_samples),
                    cfg.block_max_samples) for name, t in replay_s.items()}
-    plan = _check_plan(2 * n["cand"], cfg.timed_checks, seed) if inputs.checked else set()
-    out: dict[str, Any] = {"ref": [], "cand": [], "heats": 0, "heat_s": 0.0, "blocks": [],
-                           "checked": 0, "mismatch": False}
+    n_signed = {name: max(cfg.block_min_samples, math.ceil(v * cfg.signed_block_share))
+                for name, v in n.items()}
+    plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
+        if inputs.checked else set()
+    out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
+                           "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
+                           "mismatch": False}
     seen_cand = 0
-    for b, name in enumerate(order):
-        if b == 0 or order[b - 1] != name:
+    for b, (name, signed) in enumerate(order):
+        if b == 0 or order[b - 1][0] != name:
             t0 = _perf_counter()
             for _ in range(min(math.ceil(cfg.heat_s / max(replay_s[name], 1e-9)), 2000)):
-                inputs.refresh()
+                inputs.refresh(signed)
                 runner.run(name)
             out["heats"] += 1
             out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
         evs: list[tuple[Any, Any, bool]] = []
         skip_next = False
-        for _ in range(n[name]):
-            inputs.refresh()
+        for _ in range((n_signed if signed else n)[name]):
+            inputs.refresh(signed)
             e0, e1 = api.event(), api.event()
             runner.run(name, e0, e1)
             evs.append((e0, e1, not skip_next))
@@ -410,8 +419,9 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                 seen_cand += 1
         api.synchronize()
         times = [_elapsed_s(e0, e1) * 1e6 / k for e0, e1, keep in evs if keep]
-        out[name] += times
-        out["blocks"].append({"fn": name, "samples": len(times),
+        key = f"{name}_signed" if signed else name
+        out[key] += times
+        out["blocks"].append({"fn": key, "samples": len(times),
                               "median_us": stats.median(times) if times else None})
     return out
 
@@ -501,6 +511,10 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                           "values: the candidate computes something else while it is timed",
                 "severity": "reject",
             })
+        signed_rec = None
+        if got["cand_signed"] and got["ref_signed"]:
+            signed_rec = build_record(runner.method, runner.calls_per_sample, got["ref_signed"],
+                                      got["cand_signed"], seed=seed, cfg=cfg, paired=False)
         meds = [blk["median_us"] for blk in got["blocks"] if blk["fn"] == "cand"]
         drift = abs(meds[0] / meds[1] - 1.0) if len(meds) == 2 and meds[1] else 0.0
         if drift > cfg.block_drift_warn:
@@ -519,6 +533,22 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         api.empty_cache()
     rec = build_record(runner.method, runner.calls_per_sample, got["ref"], got["cand"],
                        seed=seed, cfg=cfg, paired=False)
+    rec["speedup_signed"] = signed_rec["speedup"] if signed_rec else None
+    if signed_rec and rec["speedup"] and signed_rec["speedup"] and \
+            rec["speedup"] > cfg.value_dependence * signed_rec["speedup"]:
+        findings.append({
+            "kind": "value_dependent_speed",
+            "detail": f"on inputs with random signs the speedup is {signed_rec['speedup']:.3g}x "
+                      f"against {rec['speedup']:.3g}x on the problem's own distribution: the "
+                      "candidate is fast only for values like get_inputs()'; the signed "
+                      "figure is reported",
+            "severity": "info",
+        })
+        own = rec["speedup"]
+        rec.update({k: signed_rec[k] for k in ("ref_us", "cand_us", "ref_cv", "cand_cv",
+                                               "speedup", "speedup_ci95", "samples",
+                                               "samples_cand", "kept_ref", "kept_cand")})
+        rec["speedup_own_distribution"] = own
     rec.update({
         "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": got["heat_s"],
         "warmup_windows": got["heats"], "warmup_stable": drift <= cfg.block_drift_warn,

@@ -18,7 +18,7 @@ SlotFn = Callable[[int], object]  # call j of a sample: reads input slot TimedIn
 class TimedInputs(Protocol):
     """The inputs the timed calls read, owned by the evaluator. `use(k)` makes room for a
     sample of k calls (call j reads its own slot where memory allows, so no two calls of a
-    sample see the same values); `refresh()` queues new values into every slot (outside any
+    sample see the same values); `refresh(signed)` queues new values into every slot (outside any
     timed region, before each sample), so nothing a candidate remembers from one call serves
     the next; `agree(cand_out, ref_out)` says whether the candidate's output of a timed
     sample matches the reference's on the same values."""
@@ -27,7 +27,7 @@ class TimedInputs(Protocol):
 
     def use(self, k: int) -> int: ...  # returns the slots made: calls per sample <= this
 
-    def refresh(self) -> None: ...
+    def refresh(self, signed: bool = False) -> None: ...
 
     def agree(self, cand_out: object, ref_out: object) -> bool: ...
 
@@ -40,7 +40,7 @@ class FixedInputs:
     def use(self, k: int) -> int:
         return k
 
-    def refresh(self) -> None:
+    def refresh(self, signed: bool = False) -> None:
         pass
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
@@ -74,6 +74,9 @@ class TimingConfig:
     block_min_samples: int = 8
     block_max_samples: int = 400
     timed_checks: int = 6  # candidate samples whose output is compared with the reference
+    signed_block_share: float = 0.5  # signed blocks last this share of block_s
+    value_dependence: float = 1.2  # cand slows this much more than ref on signed values:
+    #                                the signed figure is the one reported
     block_drift_warn: float = 0.02  # the candidate's two blocks differ more: an info finding
     sample_budget_s: float = 0.5  # first batch of samples
     sample_max_s: float = 1.5  # total with the extension

@@ -57,15 +57,15 @@ def test_normwise_error_separates_rounding_from_approximation():
     assert not normwise_error(torch.full_like(ref, math.nan), ref, 1e-2, 1e-2)[0]
 
 
-def test_most_samples_get_random_signs():
-    base = torch.rand(64) + 0.1
+def test_signed_refreshes_draw_element_signs():
+    base = torch.rand(256) + 0.1
     rot = RotatingInputs([base], torch.device("cpu"), 1 << 20, lambda c, r: True)
     rot.use(1)
-    negative = 0
-    for _ in range(200):
-        rot.refresh()
-        negative += bool((rot.args(0)[0] < 0).any())
-    assert negative == rot.signed_refreshes and 100 < negative < 190  # about 70 %
+    rot.refresh()
+    assert bool((rot.args(0)[0] > 0).all())
+    rot.refresh(signed=True)
+    x = rot.args(0)[0]
+    assert 50 < int((x < 0).sum()) < 206 and torch.equal(x.abs() > 0, base > 0)
 
 
 def test_a_timed_check_is_skipped_where_the_reference_is_not_finite():
