@@ -18,12 +18,12 @@ import torch
 from kernelsmith_worker import errors
 from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
-from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, compare_outputs,
+from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
                                             run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.findings import Hacked, rejects, summarize
 from kernelsmith_worker.gpu_profile import timed_findings
-from kernelsmith_worker.inputs import InputCache, default_budget, to_device
+from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Problem
@@ -206,8 +206,8 @@ class _Evaluation:
         """ModelNew seeded like Model (same initial parameters), then the baseline's."""
         try:
             _manual_seed(self.req.seed)
-            with torch.device(self.dev):
-                new_model = candidate.ModelNew(*init)
+            with torch.device(self.dev):  # its own copy of init tensors: not the reference's
+                new_model = candidate.ModelNew(*clone_args(init))
             new_model = new_model.to(self.dev)
         except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
             status = "compile_error" if errors.is_compile_failure(e) else "runtime_error"
@@ -270,7 +270,7 @@ class _Evaluation:
             return
         tol = TOLERANCES[self.req.tolerance]
         rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
-                             lambda cand, ref: compare_outputs(cand, ref, tol).ok)
+                             lambda cand, ref: close_normwise(cand, ref, tol)[0])
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved

@@ -41,7 +41,9 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
     for owner, attrs in (
         ("time", "perf_counter perf_counter_ns time time_ns monotonic monotonic_ns sleep"),
         ("threading", "enumerate active_count Thread current_thread"),
-        ("builtins", "type isinstance issubclass id len getattr setattr hasattr"),
+        ("builtins", "type isinstance issubclass id len getattr setattr hasattr bool float int "
+                     "str bytes list tuple dict set abs max min sum any all round repr iter "
+                     "next sorted range zip enumerate map filter callable print object"),
         ("torch", "allclose isclose equal manual_seed no_grad inference_mode Tensor cuda "
                   "testing nn abs max min sum isnan isfinite where empty empty_like zeros "
                   "rand randn randint device get_num_threads set_num_threads "

@@ -118,9 +118,9 @@ class _GraphRunner:
     method = "cuda_graph"
 
     def __init__(self, graphs: dict[str, Any], k: int, flush: Callable[[], None],
-                 outputs: dict[str, object]) -> None:
+                 outputs: dict[str, list[object]]) -> None:
         self.graphs, self.calls_per_sample, self.flush = graphs, k, flush
-        self.outputs = outputs  # each graph's output (its last call's), rewritten by replays
+        self.outputs = outputs  # per graph, each call's output (rewritten by every replay)
 
     def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
         self.flush()
@@ -143,15 +143,17 @@ class _EagerRunner:
     def __init__(self, api: CudaApi, fns: dict[str, SlotFn], k: int,
                  flush: Callable[[], None]) -> None:
         self.api, self.fns, self.calls_per_sample, self.flush = api, fns, k, flush
-        self.outputs: dict[str, object] = {}
+        self.outputs: dict[str, list[object]] = {}
 
     def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
         self.flush()
         fn = self.fns[name]
+        outs: list[object] = [None] * self.calls_per_sample
+        self.outputs[name] = outs
         if e0 is not None:
             e0.record()
         for j in reversed(range(self.calls_per_sample)):  # the last call reads slot 0
-            self.outputs[name] = fn(j)
+            outs[j] = fn(j)
         if e1 is not None:
             e1.record()
         self.api.synchronize()  # device-wide: nothing of this sample leaks into the next
@@ -265,15 +267,35 @@ def _graph_reproduces(graph: Any, static_out: object, fn: Fn) -> bool | None:
                 g.untyped_storage().copy_(bytes_)
 
 
-def _capture(api: CudaApi, fn: SlotFn, k: int, stream: Any) -> tuple[Any, object]:
+def _checkable(outs: list[object]) -> list[int]:
+    """Calls of a sample whose output no later call overwrote (call j runs before call j-1):
+    a kernel that reuses one output buffer leaves only the last call's values in it."""
+    later: set[int] = set()
+    keep: list[int] = []
+    for j, out in enumerate(outs):  # j = 0 ran last
+        ptrs = {_storage_ptr(t) for t in (_tensors(out) or [])}
+        if not ptrs & later:
+            keep.append(j)
+        later |= ptrs
+    return keep or [0]
+
+
+def _storage_ptr(t: torch.Tensor) -> int:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except Exception:  # noqa: BLE001 - no storage (a fake tensor in tests)
+        return id(t)
+
+
+def _capture(api: CudaApi, fn: SlotFn, k: int, stream: Any) -> tuple[Any, list[object]]:
+    """A graph of k calls; returns it and each call's output (index j: call j)."""
     graph = api.new_graph()
-    out: object = None
+    outs: list[object] = [None] * k
     prev = api.current_stream()
     try:
         with api.capture(graph, stream):
             for j in reversed(range(k)):  # call j reads input slot j; the last one slot 0
-                out = None  # free the previous output inside the capture: the pool reuses it
-                out = fn(j)
+                outs[j] = fn(j)  # kept: any call's output may be checked
     except BaseException:
         # torch.cuda.graph skips restoring the current stream when capture_end raises, and a
         # capture left open blocks the stream: undo both before reporting the failure.
@@ -285,7 +307,7 @@ def _capture(api: CudaApi, fn: SlotFn, k: int, stream: Any) -> tuple[Any, object
             pass
         api.set_stream(prev)
         raise
-    return graph, out
+    return graph, outs
 
 
 def _replay_s(api: CudaApi, graph: Any, reps: int = 3) -> float:
@@ -338,7 +360,7 @@ def _build_graph_runner(
     checked = True
     try:
         for name in ("ref", "cand"):
-            same = _graph_reproduces(graphs[name], outs[name], lambda f=fns[name]: f(0))
+            same = _graph_reproduces(graphs[name], outs[name][0], lambda f=fns[name]: f(0))
             checked = checked and same is not None
             if same is False:
                 findings = []
@@ -388,6 +410,8 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                 for name, v in n.items()}
     plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
         if inputs.checked else set()
+    rnd = random.Random(os.urandom(16))
+    eager = runner.method == "cuda_events"
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
                            "mismatch": False}
@@ -400,25 +424,33 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                 runner.run(name)
             out["heats"] += 1
             out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
-        evs: list[tuple[Any, Any, bool]] = []
+        evs: list[tuple[Any, Any, bool, float]] = []
         skip_next = False
         for _ in range((n_signed if signed else n)[name]):
             inputs.refresh(signed)
+            wall = 0.0
             e0, e1 = api.event(), api.event()
-            runner.run(name, e0, e1)
-            evs.append((e0, e1, not skip_next))
+            if eager:  # host clock across device-wide syncs: work on any stream counts
+                api.synchronize()
+                wall = _perf_counter()
+                runner.run(name, e0, e1)
+                wall = _perf_counter() - wall
+            else:
+                runner.run(name, e0, e1)
+            evs.append((e0, e1, not skip_next, wall))
             skip_next = False
             if name == "cand":
                 if seen_cand in plan and not out["mismatch"]:
-                    expected = fns["ref"](0)
+                    j = rnd.choice(_checkable(runner.outputs["cand"]))  # any call, not only the last
+                    expected = fns["ref"](j)
                     out["checked"] += 1
-                    if not inputs.agree(runner.outputs.get("cand"), expected):
+                    if not inputs.agree(runner.outputs["cand"][j], expected):
                         out["mismatch"] = True
                     del expected
                     skip_next = True
                 seen_cand += 1
         api.synchronize()
-        times = [_elapsed_s(e0, e1) * 1e6 / k for e0, e1, keep in evs if keep]
+        times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, keep, wall in evs if keep]
         key = f"{name}_signed" if signed else name
         out[key] += times
         out["blocks"].append({"fn": key, "samples": len(times),

@@ -515,3 +515,12 @@ def test_graph_check_restores_an_aliased_input():
     # a view that cannot be copied into (expanded): the storage itself is put back
     assert timing._graph_reproduces(ReplayOps(), x.expand(4, 16), lambda: x.expand(4, 16)) is False
     assert torch.equal(x, before)
+
+
+def test_checkable_calls_skip_outputs_a_later_call_overwrote():
+    from kernelsmith_worker.timing_cuda import _checkable
+
+    a, b = torch.zeros(2), torch.zeros(2)
+    assert _checkable([a, b, torch.zeros(2)]) == [0, 1, 2]  # each call its own buffer
+    assert _checkable([a, a, a]) == [0]  # one reused buffer: only the last call (j = 0)
+    assert _checkable([a, b, a]) == [0, 1]
