@@ -11,8 +11,11 @@ the device from a generator seeded from os.urandom. A scale alone would let a me
 ratios of input values serve rescaled answers; the per-element factor gives every refresh a
 pattern no earlier one had. Both keep the inputs' zeros (triangles, masks, padding).
 Cost: a few memory-bound passes over the slots per sample, outside the timed region.
-Integer and bool tensors keep trial 0's values. Slots are contiguous (an input the problem
-hands over with other strides is timed contiguous).
+Integer tensors of two or more dimensions are redrawn within their own [min, max]; 1-D
+integer tensors (offsets, lengths) and booleans (masks) keep trial 0's values. Each slot is
+its own contiguous allocation, placed in random order with random gaps: a call's input does
+not locate the others (no batching of a whole sample in its first call). An input the
+problem hands over with other strides is timed contiguous.
 
 `refresh(signed=True)` also gives every element a random sign, like the `signed` stress
 trial. The timing stage times both models on such values too: a kernel that probes its
@@ -26,6 +29,7 @@ or sqrt).
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -64,24 +68,37 @@ class RotatingInputs:
         self._gen = torch.Generator(device=dev)
         self._gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
         self.slots = 0
-        self._pools: list[tuple[torch.Tensor, torch.Tensor, bool]] = []  # (base, pool, scaled)
+        # per base tensor: (base, scratch pool [R, ...], the R slot tensors, how refreshed)
+        self._pools: list[tuple[torch.Tensor, torch.Tensor, list[torch.Tensor], str]] = []
         self._args: list[list[Any]] = []
+        self._spacers: list[torch.Tensor] = []
+        self._int_range: dict[int, tuple[int, int]] = {}
 
     def use(self, k: int) -> int:
         per = max(nbytes(self._base), 1)
-        want = max(1, min(k, self._budget // per))
+        want = max(1, min(k, self._budget // (2 * per)))  # slots + the scratch pool
         if want == self.slots:
             return want
-        self._pools, self._args = [], []
+        self._pools, self._args, self._spacers = [], [], []
         self.slots = want
-        pools: dict[int, torch.Tensor] = {}
+        slots: dict[int, list[torch.Tensor]] = {}
+        rnd = random.Random(os.urandom(16))
         for t in tensors_in(self._base):
             pool = torch.empty((want,) + tuple(t.shape), dtype=t.dtype, device=t.device)
             pool.copy_(t.unsqueeze(0).expand_as(pool))
-            pools[id(t)] = pool
-            self._pools.append((t, pool, t.is_floating_point()))
+            # each slot its own allocation, in random order with random gaps between them:
+            # a call's input says nothing about where the other calls' inputs are
+            own: list[torch.Tensor | None] = [None] * want
+            for j in rnd.sample(range(want), want):
+                own[j] = pool[j].clone()
+                self._spacers.append(torch.empty(rnd.randrange(1, 1 << 16), dtype=torch.uint8,
+                                                 device=t.device))
+            slots[id(t)] = [x for x in own if x is not None]
+            self._pools.append((t, pool, slots[id(t)], _refresh_kind(t)))
+            if _refresh_kind(t) == "int":
+                self._int_range[id(t)] = (int(t.min()), int(t.max()))
         for j in range(want):
-            self._args.append(list(map_tensors(self._base, lambda t, j=j: pools[id(t)][j])))
+            self._args.append(list(map_tensors(self._base, lambda t, j=j: slots[id(t)][j])))
         return want
 
     def args(self, j: int) -> list[Any]:
@@ -95,8 +112,8 @@ class RotatingInputs:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
         scale = scale * 1.5 + 0.5
-        for base, pool, scaled in self._pools:
-            if scaled:
+        for base, pool, slots, kind in self._pools:
+            if kind == "float":
                 # pool = base * scale_j * (1 + JITTER * u), u uniform in [-1, 1); in a signed
                 # sample each element's sign is also drawn at random
                 pool.uniform_(1 - JITTER, 1 + JITTER, generator=self._gen)
@@ -106,6 +123,12 @@ class RotatingInputs:
                     del sign
                 pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
                 pool.mul_(base.unsqueeze(0))
+            elif kind == "int":
+                lo, hi = self._int_range[id(base)]
+                pool.random_(lo, hi + 1, generator=self._gen)
+            else:
+                continue
+            torch._foreach_copy_(slots, list(pool.unbind(0)))
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
         """The comparison; True (not checkable) where the reference itself is not finite
@@ -113,3 +136,14 @@ class RotatingInputs:
         if not finite(ref_out):
             return True
         return self._agree(cand_out, ref_out)
+
+
+def _refresh_kind(t: torch.Tensor) -> str:
+    """float: rescaled and jittered; int: integer tensors of two or more dimensions (token
+    ids, values) redrawn uniformly within their own [min, max]; fixed: the rest (1-D integer
+    tensors such as offsets and lengths, booleans such as masks) keep trial 0's values."""
+    if t.is_floating_point():
+        return "float"
+    if t.dtype != torch.bool and not t.is_complex() and t.dim() >= 2 and t.numel() > 1:
+        return "int"
+    return "fixed"

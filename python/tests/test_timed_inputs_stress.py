@@ -31,8 +31,8 @@ def test_slots_keep_structure_and_never_repeat():
 
 def test_slots_are_bounded_by_the_budget():
     base = torch.rand(1024)  # 4 KiB
-    rot = RotatingInputs([base], torch.device("cpu"), 3 * 4096, lambda c, r: True)
-    assert rot.use(100) == 3  # the timing stage puts at most 3 calls in a sample
+    rot = RotatingInputs([base], torch.device("cpu"), 6 * 4096, lambda c, r: True)
+    assert rot.use(100) == 3  # slots and scratch: the timing stage puts at most 3 calls in a sample
 
 
 def test_stress_inputs_redraw_floats_only_and_keep_zeros():
@@ -72,3 +72,17 @@ def test_a_timed_check_is_skipped_where_the_reference_is_not_finite():
     rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20, lambda c, r: False)
     assert rot.agree(torch.zeros(4), torch.tensor([float("nan"), 0, 0, 0]))
     assert not rot.agree(torch.zeros(4), torch.ones(4))
+
+
+def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
+    ids = torch.randint(3, 9, (4, 6))
+    rot = RotatingInputs([torch.rand(4), ids, torch.arange(5)], torch.device("cpu"), 1 << 20,
+                         lambda c, r: True)
+    rot.use(4)
+    rot.refresh()
+    ptrs = {rot.args(j)[0].untyped_storage().data_ptr() for j in range(4)}
+    assert len(ptrs) == 4 and all(rot.args(j)[0].storage_offset() == 0 for j in range(4))
+    drawn = [rot.args(j)[1] for j in range(4)]
+    assert all(int(d.min()) >= 3 and int(d.max()) <= 8 for d in drawn)
+    assert any(not torch.equal(d, ids) for d in drawn)
+    assert all(torch.equal(rot.args(j)[2], torch.arange(5)) for j in range(4))  # 1-D ints kept
