@@ -14,8 +14,10 @@ They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * |
 atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
 TF32 or fp16 whose rounding is honest pass even where cancellation makes single elements
 small, while approximations that only hold for the original distribution are off by tens of
-percent. A stress trial whose reference output is not finite (exp of a large value, say) is
-skipped: it says nothing about the candidate.
+percent. Where the reference's output is not finite on a draw (sqrt or log of negative
+values) the draw is used with every sign made positive; a stress trial whose reference output
+is still not finite (exp of a large value, say) is skipped: it says nothing about the
+candidate.
 
 The draws come from a generator seeded from os.urandom, never from torch's global RNG, so
 a candidate can neither predict nor replay them.

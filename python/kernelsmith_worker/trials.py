@@ -114,21 +114,31 @@ class Trials:
 
     def stress(self, kind: str) -> TrialData | None:
         """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output
-        (on the host: take a device_copy to compare, and scrub it); None when the reference's output is not finite there. Drawn once per request and
+        (on the host: take a device_copy to compare, and scrub it). Where the reference is not
+        finite on the draw (sqrt or log of negative values), the same draw with every value's
+        sign made positive; None when that is not finite either. Drawn once per request and
         never cached across requests."""
         if kind not in self._stress:
             inputs = stress_inputs(self.pristine(0).inputs, kind, self._dev)
-            try:
-                out = self._run_reference(clone_args(inputs))
-            except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
-                if errors.is_cuda_poison(e):
-                    raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
-                                       f"raised {errors.describe(e)} on stress inputs",
-                                       errors.traceback_tail(e), True) from e
-                out = None
-            ok = out is not None and finite(out) and finite(self._host_reference(0))
-            self._stress[kind] = TrialData(inputs, out, True) if ok else None
+            out = self._stress_reference(inputs)
+            if out is None:
+                inputs = list(map_tensors(inputs, lambda t: t.abs() if t.is_floating_point()
+                                          else t))
+                out = self._stress_reference(inputs)
+            self._stress[kind] = TrialData(inputs, out, True) if out is not None else None
         return self._stress[kind]
+
+    def _stress_reference(self, inputs: list[Any]) -> Any:
+        """The reference's output on stress inputs, or None when it raised or is not finite."""
+        try:
+            out = self._run_reference(clone_args(inputs))
+        except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
+            if errors.is_cuda_poison(e):
+                raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
+                                   f"raised {errors.describe(e)} on stress inputs",
+                                   errors.traceback_tail(e), True) from e
+            return None
+        return out if finite(out) and finite(self._host_reference(0)) else None
 
     def prepare(self, trials: int) -> None:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made

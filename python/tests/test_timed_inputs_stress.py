@@ -86,3 +86,21 @@ def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
     assert all(int(d.min()) >= 3 and int(d.max()) <= 8 for d in drawn)
     assert any(not torch.equal(d, ids) for d in drawn)
     assert all(torch.equal(rot.args(j)[2], torch.arange(5)) for j in range(4))  # 1-D ints kept
+
+
+def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan():
+    import types
+    from kernelsmith_worker.inputs import InputCache
+    from kernelsmith_worker.trials import Trials
+
+    class SqrtModel(torch.nn.Module):
+        def forward(self, a):
+            return torch.sqrt(a).sum(dim=1)
+
+    problem = types.SimpleNamespace(sha256="t", path="sqrt.py",
+                                    get_inputs=lambda: [torch.rand(8, 32)])
+    trials = Trials(problem, SqrtModel(), 1, torch.device("cpu"), InputCache(), 1 << 20)
+    for kind in ("signed", "wide"):
+        data = trials.stress(kind)
+        assert data is not None and bool((data.inputs[0] >= 0).all())
+        assert bool(torch.isfinite(data.reference).all())
