@@ -1,4 +1,4 @@
-// Archive: the population of a search (DESIGN §6) — islands that evolve apart, each with a
+// Archive: the population of a search — islands that evolve apart, each with a
 // MAP-Elites grid over configurable features, an elite archive and a bounded population;
 // ring migration between islands; parent and inspiration sampling that is deterministic for
 // a given seed; snapshots from which a resumed run rebuilds the very same archive.
@@ -10,7 +10,7 @@
 //   ... propose, evaluate, Add(child) with child.island = i ...
 //   (*archive)->EndGeneration(i);                       // may migrate i → i+1
 //
-// Fitness is the caller's (DESIGN §6); the archive ranks by it (ties: earlier first) and
+// Fitness is the caller's; the archive ranks by it (ties: earlier first) and
 // bins by feature values (features.h). Island rules: island.h. Sampling rules: sampling.h.
 //
 // Thread-safety: NOT synchronized — external synchronization required. The engine owns one

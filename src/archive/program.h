@@ -1,6 +1,6 @@
 // Program: one evaluated candidate as the archive keeps it, and its JSON form.
 //
-// The archive never evaluates anything: `fitness` (DESIGN §6) and `metrics` come from the
+// The archive never evaluates anything: `fitness` and `metrics` come from the
 // caller; the archive ranks by `fitness` and bins by feature values (see features.h).
 // Thread-safety: values; safe to copy between threads.
 #pragma once
@@ -23,7 +23,7 @@ struct Program {
   std::string code;       // the full candidate source
   int island = 0;         // island the program lives on; kAnyIsland on Add means round-robin
   int generation = 0;     // search depth (parent's generation + 1), set by the caller
-  double fitness = 0;     // DESIGN §6, computed by the caller; must be finite
+  double fitness = 0;     // computed by the caller; must be finite
   bool correct = false;   // passed correctness (and audit)
   std::optional<double> speedup;          // measured speedup, when timed
   std::map<std::string, double> metrics;  // feature values by name (e.g. "complexity") and

@@ -1,4 +1,4 @@
-// Bench metrics (docs/metrics.md, DESIGN §8): from one row per problem, the per-level and
+// Bench metrics (docs/metrics.md): from one row per problem, the per-level and
 // overall figures of the paper's protocol — corr, fast_p, avg_amsr, the geometric-mean speedup,
 // the same after round 1 only, and the best-score-versus-round series.
 // Thread-safety: functions only.

@@ -1,4 +1,4 @@
-// Engine: the evolve loop (DESIGN §2, §6). A seed program (evaluated first), then rounds: each
+// Engine: the evolve loop. A seed program (evaluated first), then rounds: each
 // island samples parents and inspirations from the Archive, the Proposer writes children
 // (up to `parallel_proposals` at once), children already evaluated (same normalized code) reuse
 // their stored result, the others go to the Runner (its slots bound the evaluations in flight),
@@ -48,7 +48,7 @@ struct EngineOptions {
   std::string run_dir;  // where best.py and summary.json go; empty: not written
 };
 
-// Fitness (DESIGN §6): 0 unless compiled; `compiled_fitness` for compiled but wrong or hacked;
+// Fitness: 0 unless compiled; `compiled_fitness` for compiled but wrong or hacked;
 // the measured speedup (1 when untimed) for a correct candidate.
 double Fitness(const EvalResult& result, double compiled_fitness);
 

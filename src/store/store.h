@@ -6,7 +6,7 @@
 // Contracts every implementation keeps:
 // - Each write method is atomic: after a crash (kill -9 included) it is either fully present
 //   or absent, and what a method returned OK for stays present.
-// - A program has at most one evaluation, never overwritten (DESIGN §2: every candidate that
+// - A program has at most one evaluation, never overwritten (every candidate that
 //   enters the runner gets exactly one stored result).
 // - Errors are Status values whose message names the database and the row that failed;
 //   methods never throw.
