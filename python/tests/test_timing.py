@@ -518,7 +518,7 @@ def test_graph_check_restores_an_aliased_input():
 
 
 def test_checkable_calls_skip_outputs_a_later_call_overwrote():
-    from kernelsmith_worker.timing_cuda import _checkable
+    from kernelsmith_worker.timing_blocks import _checkable
 
     a, b = torch.zeros(2), torch.zeros(2)
     assert _checkable([a, b, torch.zeros(2)]) == [0, 1, 2]  # each call its own buffer

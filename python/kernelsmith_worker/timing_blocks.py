@@ -1,0 +1,131 @@
+"""Timed blocks of the CUDA timing stage: each function in its own sustained state (heat,
+then blocks ref, cand, cand, ref, then both on signed values), fresh input values before
+every sample, random candidate samples checked against the reference. timing_cuda.py builds
+the runners (CUDA graphs or eager calls) these blocks drive."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from . import stats
+from .timing_policy import SlotFn, TimedInputs, TimingConfig
+
+if TYPE_CHECKING:
+    from .timing_cuda import CudaApi
+
+# Captured when the worker starts, before any candidate is imported.
+_perf_counter = time.perf_counter
+
+
+def _elapsed_s(e0: Any, e1: Any) -> float:
+    return e0.elapsed_time(e1) / 1e3
+
+
+def _tensors(out: object) -> list[torch.Tensor] | None:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)) and out and all(isinstance(t, torch.Tensor) for t in out):
+        return list(out)
+    return None
+
+
+def _checkable(outs: list[object]) -> list[int]:
+    """Calls of a sample whose output no later call overwrote (call j runs before call j-1):
+    a kernel that reuses one output buffer leaves only the last call's values in it."""
+    later: set[int] = set()
+    keep: list[int] = []
+    for j, out in enumerate(outs):  # j = 0 ran last
+        ptrs = {_storage_ptr(t) for t in (_tensors(out) or [])}
+        if not ptrs & later:
+            keep.append(j)
+        later |= ptrs
+    return keep or [0]
+
+
+def _storage_ptr(t: torch.Tensor) -> int:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except Exception:  # noqa: BLE001 - no storage (a fake tensor in tests)
+        return id(t)
+
+
+def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
+    """Which candidate samples (indices over both candidate blocks) are checked: drawn from
+    os.urandom mixed with the seed, so the candidate cannot know them in advance."""
+    rnd = random.Random(int.from_bytes(os.urandom(8), "little") ^ seed)
+    return set(rnd.sample(range(n_cand), min(count, n_cand)))
+
+
+def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
+                      replay_s: dict[str, float], cfg: TimingConfig, seed: int) -> dict:
+    """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
+    distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
+    a function's block it runs alone for `heat_s`, untimed, so each is measured at the clock
+    its own sustained load gives. Every sample is preceded by new input values and an L2
+    flush. At random candidate samples the output is compared with a reference call on the
+    same values; the sample after such a check (the device idled while the host compared)
+    is not kept. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
+    with heats, heat_s, blocks, checked and mismatch."""
+    k = runner.calls_per_sample
+    order: tuple[tuple[str, bool], ...] = (("ref", False), ("cand", False), ("cand", False),
+                                           ("ref", False))
+    if inputs.checked:  # evaluator-owned values: the signed blocks mean something
+        order += (("ref", True), ("cand", True))
+    n = {name: min(max(math.ceil(cfg.block_s / max(t, 1e-9)), cfg.block_min_samples),
+                   cfg.block_max_samples) for name, t in replay_s.items()}
+    n_signed = {name: max(cfg.block_min_samples, math.ceil(v * cfg.signed_block_share))
+                for name, v in n.items()}
+    plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
+        if inputs.checked else set()
+    rnd = random.Random(os.urandom(16))
+    eager = runner.method == "cuda_events"
+    out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
+                           "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
+                           "mismatch": False}
+    seen_cand = 0
+    for b, (name, signed) in enumerate(order):
+        if b == 0 or order[b - 1][0] != name:
+            t0 = _perf_counter()
+            for _ in range(min(math.ceil(cfg.heat_s / max(replay_s[name], 1e-9)), 2000)):
+                inputs.refresh(signed)
+                runner.run(name)
+            out["heats"] += 1
+            out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
+        evs: list[tuple[Any, Any, bool, float]] = []
+        skip_next = False
+        for _ in range((n_signed if signed else n)[name]):
+            inputs.refresh(signed)
+            wall = 0.0
+            e0, e1 = api.event(), api.event()
+            if eager:  # host clock across device-wide syncs: work on any stream counts
+                api.synchronize()
+                wall = _perf_counter()
+                runner.run(name, e0, e1)
+                wall = _perf_counter() - wall
+            else:
+                runner.run(name, e0, e1)
+            evs.append((e0, e1, not skip_next, wall))
+            skip_next = False
+            if name == "cand":
+                if seen_cand in plan and not out["mismatch"]:
+                    j = rnd.choice(_checkable(runner.outputs["cand"]))  # any call, not only the last
+                    expected = fns["ref"](j)
+                    out["checked"] += 1
+                    if not inputs.agree(runner.outputs["cand"][j], expected):
+                        out["mismatch"] = True
+                    del expected
+                    skip_next = True
+                seen_cand += 1
+        api.synchronize()
+        times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, keep, wall in evs if keep]
+        key = f"{name}_signed" if signed else name
+        out[key] += times
+        out["blocks"].append({"fn": key, "samples": len(times),
+                              "median_us": stats.median(times) if times else None})
+    return out
