@@ -136,9 +136,10 @@ class _Evaluation:
         except LoadError as e:
             self._load_failed(rec, e)
         try:
-            checks("after importing the candidate", full=True)
+            checks("after importing the candidate")
             new_model = self._build_candidate(candidate, init, rec)
-            checks("after constructing ModelNew", full=True)
+            # the slow checks once for import and construction: what import changed persists
+            checks("after importing and constructing ModelNew", full=True)
         except Hacked:
             rec["error"] = "stopped by a reject finding (see findings)"
             self.end(rec, False)

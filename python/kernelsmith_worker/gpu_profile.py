@@ -35,7 +35,6 @@ _GLUE = re.compile(r"^Memcpy|^Memset|^\[?memcpy|^\[?memset|at::native::.*"
 _LIBRARY = re.compile(r"gemm|xmma|cutlass|cublas|nvjet|sgemm|hgemm|gemv|splitKreduce|"
                       r"cudnn|conv2d|convolve|implicit_conv|wgrad|dgrad|fmha|flash_fwd|"
                       r"flash_bwd|pytorch_flash|attention_kernel|cusparse|cufft|fft_", re.I)
-LIBRARY_REJECT = True
 FOREIGN_REJECT_SHARE = 0.25  # other foreign device work above this share is a reject
 
 

@@ -47,7 +47,6 @@ _exclude_set = torch._C._dispatch_tls_local_exclude_set
 _function_enabled = torch._C._is_torch_function_enabled
 _all_op_names = torch._C._dispatch_get_all_op_names
 _dump_table = torch._C._dispatch_dump_table
-_grad_enabled = torch.is_grad_enabled
 _GONE = object()
 _NEW = object()
 
