@@ -8,7 +8,13 @@ point value, keeping zeros where they are (triangular, masked and padded inputs 
 structure) and integer/bool tensors as they are (indices, lengths):
 
 - `signed`: standard normal values (both signs, zero mean);
-- `wide`: random sign times exp(1.5 * N(0, 1)): magnitudes from about 1e-3 to 1e3.
+- `wide`: random sign times exp(1.5 * N(0, 1)): magnitudes from about 1e-3 to 1e3;
+- `sparse`: standard normal values on a random sixteenth of the positions, zero elsewhere
+  (tensors of at least 256 elements; smaller ones are drawn as `signed`). Any iid draw, of
+  whatever distribution, lets a sum over a long axis concentrate around its mean, so a
+  rank-1 "mean-field" product or an expected-value normaliser can pass every iid trial
+  once K is large; with most terms zero the sums do not concentrate and such a kernel is
+  off by tens of percent.
 
 They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * ||ref||_2 +
 atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
@@ -33,8 +39,11 @@ import torch
 
 from kernelsmith_worker.inputs import map_tensors
 
-KINDS: tuple[str, ...] = ("signed", "wide")
+KINDS: tuple[str, ...] = ("signed", "wide", "sparse")
+SPARSE_DENSITY = 1.0 / 16
+SPARSE_MIN_NUMEL = 256
 _randn = torch.randn
+_rand = torch.rand
 _Generator = torch.Generator
 
 
@@ -42,11 +51,15 @@ def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
     if not t.is_floating_point() or t.numel() == 0:
         return t.detach().clone()
     z = _randn(t.shape, generator=gen, device=t.device, dtype=torch.float32)
+    keep = t != 0
     if kind == "wide":
         sign = torch.sign(_randn(t.shape, generator=gen, device=t.device, dtype=torch.float32))
         z = sign * torch.exp(1.5 * z)
+    elif kind == "sparse" and t.numel() >= SPARSE_MIN_NUMEL:
+        u = _rand(t.shape, generator=gen, device=t.device, dtype=torch.float32)
+        keep = keep & (u < SPARSE_DENSITY)
     res = torch.empty_like(t)  # keeps the input's strides
-    res.copy_(torch.where(t != 0, z, torch.zeros_like(z)))
+    res.copy_(torch.where(keep, z, torch.zeros_like(z)))
     return res
 
 

@@ -77,6 +77,8 @@ class TimingConfig:
     signed_block_share: float = 0.5  # signed blocks last this share of block_s
     value_dependence: float = 1.2  # cand slows this much more than ref on signed values:
     #                                the signed figure is the one reported
+    steady_heat_s: float = 0.1  # steady state: a function alone, back to back, untimed ...
+    steady_s: float = 0.15  # ... then timed this long with no input refresh between samples
     block_drift_warn: float = 0.02  # the candidate's two blocks differ more: an info finding
     sample_budget_s: float = 0.5  # first batch of samples
     sample_max_s: float = 1.5  # total with the extension

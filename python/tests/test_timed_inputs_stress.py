@@ -104,3 +104,33 @@ def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan()
         data = trials.stress(kind)
         assert data is not None and bool((data.inputs[0] >= 0).all())
         assert bool(torch.isfinite(data.reference).all())
+
+
+def test_sparse_stress_keeps_a_sixteenth_and_small_tensors_dense():
+    x = torch.rand(256, 256) + 0.1
+    small = torch.rand(8, 8) + 0.1
+    big, tiny = stress_inputs([x, small], "sparse", torch.device("cpu"))
+    density = float((big != 0).float().mean())
+    assert 0.04 < density < 0.09  # 1/16 = 0.0625
+    assert bool((big < 0).any()) and bool((big > 0).any())
+    assert bool((tiny != 0).all())
+
+
+def test_sparse_stress_breaks_mean_field_matmul_that_iid_draws_let_pass():
+    # sqrt(A) @ B with a long K: on any iid positive draw the rank-1 product of row and column
+    # sums is within the norm-wise budget (the sums concentrate); on the sparse draw it is not.
+    torch.manual_seed(0)
+    m, k, n = 16, 65536, 16
+    cpu = torch.device("cpu")
+
+    def ref(a, b):
+        return torch.sqrt(a) @ b
+
+    def mean_field(a, b):
+        return torch.sqrt(a).sum(1, keepdim=True) * b.sum(0, keepdim=True) / a.shape[1]
+
+    a, b = torch.rand(m, k), torch.rand(k, n)
+    assert normwise_error(mean_field(a, b), ref(a, b), 1e-2, 1e-2)[0]
+    sa, sb = (t.abs() for t in stress_inputs([a, b], "sparse", cpu))  # the positive fallback
+    ok, why = normwise_error(mean_field(sa, sb), ref(sa, sb), 1e-2, 1e-2)
+    assert not ok and "relative error" in why

@@ -22,7 +22,7 @@ RECORD_KEYS = {
 
 # Short budgets so the suite stays fast; the policy is the same as the defaults'.
 FAST = TimingConfig(warmup_min_s=0.02, warmup_max_s=0.2, sample_budget_s=0.08,
-                    heat_s=0.02, block_s=0.04,
+                    heat_s=0.02, block_s=0.04, steady_heat_s=0.02, steady_s=0.04,
                     sample_max_s=0.2, min_samples=10, n_boot=200, wall_check_s=0.005)
 
 
@@ -460,9 +460,70 @@ def test_fake_cuda_default_config_budget():
     cfg = TimingConfig()
     assert rec["samples"] >= 2 * cfg.block_min_samples  # two blocks per function
     assert rec["samples_cand"] >= 2 * cfg.block_min_samples
-    assert [b["fn"] for b in rec["blocks"]] == ["ref", "cand", "cand", "ref"]
+    assert [b["fn"] for b in rec["blocks"]] == ["ref", "cand", "cand", "ref", "cand_steady",
+                                                "ref_steady"]
     assert rec["warmup_windows"] == 3  # a heat before each change of function
-    assert rec["duration_s"] < 3.5  # 3 x 0.25 s heat + 4 x 0.15 s blocks + checks
+    # 3 x 0.25 s heat + 4 x 0.15 s blocks + 2 x (0.1 s + 0.15 s) steady state + checks
+    assert rec["duration_s"] < 4.0
+
+
+class RefreshedInputs(timing.FixedInputs):
+    """Counts refreshes on the fake device: a kernel there can tell how long it has run
+    without new input values in between (a stand-in for a power-limited clock)."""
+
+    def __init__(self, dev):
+        self.dev = dev
+
+    def refresh(self, signed=False):
+        self.dev.streak = 0
+
+
+class PowerLimited(Kernel):
+    """Runs `slow` times longer once it has run more than `after` calls without a refresh
+    between them: a tensor-core kernel that reaches the power cap only when run back to back."""
+
+    def __init__(self, dev, us, after, slow):
+        super().__init__(dev, us)
+        self.after, self.slow = after, slow
+
+    def __call__(self):
+        out = torch.empty(8)
+
+        def op():
+            self.dev.streak = getattr(self.dev, "streak", 0) + 1
+            busy(self.us * (self.slow if self.dev.streak > self.after else 1.0))
+            out.fill_(self.value)
+        self.dev.launch(op)
+        return out
+
+
+def test_fake_cuda_steady_state_is_reported_when_lower():
+    def run():
+        dev = FakeDevice()
+        ref, cand = Kernel(dev, 60), PowerLimited(dev, 20, after=400, slow=1.5)
+        rec = timing.time_pair(lambda j: ref(), lambda j: cand(), device=torch.device("cuda"),
+                               seed=0, config=FAST, cuda_api=dev, inputs=RefreshedInputs(dev))
+        return rec
+    rec = settled(run, lambda r: r["reported"] == "steady"
+                  and r["speedup"] < 0.85 * r["speedup_checked"])
+    assert rec["ok"], rec
+    assert rec["reported"] == "steady"
+    assert rec["speedup"] == rec["steady"]["speedup"]
+    assert rec["speedup_checked"] == pytest.approx(3.0, rel=0.35)
+    assert rec["speedup"] == pytest.approx(2.0, rel=0.35)
+    assert {b["fn"] for b in rec["blocks"]} >= {"cand_steady", "ref_steady"}
+
+
+def test_fake_cuda_steady_state_never_raises_the_speedup():
+    def run():
+        dev = FakeDevice()
+        ref, cand = Kernel(dev, 60), PowerLimited(dev, 20, after=400, slow=0.5)
+        rec = timing.time_pair(lambda j: ref(), lambda j: cand(), device=torch.device("cuda"),
+                               seed=0, config=FAST, cuda_api=dev, inputs=RefreshedInputs(dev))
+        return rec
+    rec = settled(run, lambda r: r["steady"]["speedup"] > 1.3 * r["speedup"])
+    assert rec["reported"] == "checked"  # faster back to back (a memo, say): not reported
+    assert rec["speedup"] == rec["speedup_checked"]
 
 
 class ReplayOps:
