@@ -278,7 +278,7 @@ class _Evaluation:
 
         def ref_fn(j: int) -> Any:
             with _no_grad():
-                return ref_model(*rot.args(j))
+                return ref_model(*rot.ref_args(j))
 
         def cand_fn(j: int) -> Any:
             with _no_grad():
@@ -387,9 +387,13 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
     """Runs one evaluation. Returns (EvalResult fields, worker_poisoned). Never raises except
     EngineGone (the engine went away while we waited for the lease)."""
     ev = _Evaluation(req, ctx, events)
-    ctx.guard.restore()
+    unrestored = ctx.guard.restore()
     ctx.recorder.reset(keep_sources=False)
     try:
+        if unrestored:  # an earlier candidate left state that cannot be put back
+            ev.fail("infra_error", "the worker's state could not be restored after an earlier "
+                    f"candidate ({'; '.join(unrestored[:4])}); it is replaced", True)
+            raise _Stop
         ev.run()
     except _Stop:
         pass
@@ -408,5 +412,9 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
         ev.fail("infra_error", f"worker error: {errors.describe(e)}", errors.is_cuda_poison(e))
     finally:
         ctx.loader.cleanup()
-        ctx.guard.restore()
+        unrestored = ctx.guard.restore()
+        if unrestored:  # the result stands; the worker is not reused
+            print("worker state could not be restored: " + "; ".join(unrestored[:8]),
+                  file=sys.stderr, flush=True)
+            ev.poisoned = True
     return ev.result(), ev.poisoned

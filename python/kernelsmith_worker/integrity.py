@@ -165,6 +165,43 @@ def _settings() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
     ):
         if hasattr(sdp, getter) and hasattr(sdp, setter):
             out[f"torch.backends.cuda.{getter}()"] = (getattr(sdp, getter), getattr(sdp, setter))
+    if hasattr(cmm, "fp32_precision"):
+        out["torch.backends.cuda.matmul.fp32_precision"] = attr(cmm, "fp32_precision")
+    for lib in ("preferred_linalg_library", "preferred_blas_library"):
+        fn = getattr(sdp, lib, None)
+        if fn is not None:  # called with no argument it reports, with one it sets
+            out[f"torch.backends.cuda.{lib}()"] = (fn, fn)
+    tunable = getattr(torch.cuda, "tunable", None)
+    if tunable is not None and hasattr(tunable, "is_enabled") and hasattr(tunable, "enable"):
+        out["torch.cuda.tunable.is_enabled()"] = (tunable.is_enabled, tunable.enable)
+    if torch.cuda.is_available():  # per-device caches: the current device's (the worker's)
+        out["torch.backends.cuda.cufft_plan_cache.max_size"] = \
+            attr(torch.backends.cuda.cufft_plan_cache, "max_size")
+    out.update(_backend_flags())
+    return out
+
+
+def _backend_flags() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
+    """Every flag torch.backends declares as a property of its backend modules (cudnn,
+    mkldnn, ...): a setting the list above does not name is watched all the same."""
+    import importlib
+    import pkgutil
+
+    out: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {}
+    for info in pkgutil.iter_modules(torch.backends.__path__):
+        try:
+            mod = importlib.import_module(f"torch.backends.{info.name}")
+        except Exception:  # noqa: BLE001 - a backend this build lacks
+            continue
+        for key, val in vars(type(mod)).items():
+            if not isinstance(val, (torch.backends.ContextProp, property)) or key.startswith("_"):
+                continue
+            try:
+                getattr(mod, key)
+            except Exception:  # noqa: BLE001 - not readable here: nothing to watch
+                continue
+            out[f"torch.backends.{info.name}.{key}"] = (
+                lambda m=mod, k=key: getattr(m, k), lambda v, m=mod, k=key: setattr(m, k, v))
     return out
 
 
@@ -309,10 +346,11 @@ class IntegrityGuard:
                 out.append(f"{name} changed from {self._setting_values[name]!r} to {now!r}")
         return out
 
-    def restore(self) -> None:
-        """Puts every original back (best effort; errors ignored)."""
-        self._state.restore()
-        for _, owner, attr, val, code, own in self._entries + self._problem:
+    def restore(self) -> list[str]:
+        """Puts every original back. Returns what could not be put back (empty when all was):
+        a worker with anything listed must not be reused."""
+        failed = self._state.restore()
+        for label, owner, attr, val, code, own in self._entries + self._problem:
             try:
                 if self._current(owner, attr) is not val:
                     if own:
@@ -322,23 +360,24 @@ class IntegrityGuard:
                 fn = getattr(val, "__func__", val)
                 if code is not None and getattr(fn, "__code__", None) is not code:
                     fn.__code__ = code
-            except Exception:
-                pass
-        for _, mod, attr, val, snap in self._data:
+            except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
+                failed.append(f"{label}: {type(e).__name__}: {e}")
+        for label, mod, attr, val, snap in self._data:
             try:
                 if vars(mod).get(attr, _MISSING) is not val:
                     setattr(mod, attr, val)
                 if snap is not _MISSING and not _same(val, snap):
                     _refill(val, snap)
-            except Exception:
-                pass
+            except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
+                failed.append(f"{label}: {type(e).__name__}: {e}")
         for name, (get, set_) in self._settings.items():
             want = self._setting_values[name]
             try:
                 if want is not _MISSING and self._read(get) != want:
                     set_(want)
-            except Exception:
-                pass
+            except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
+                failed.append(f"{name}: {type(e).__name__}: {e}")
+        return failed
 
 
 def _same(cur: Any, snap: Any) -> bool:

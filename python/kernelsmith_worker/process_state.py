@@ -191,15 +191,18 @@ class ProcessState:
                        "(torch.library / Library.impl on an existing operator)")
         return out
 
-    def restore(self) -> None:
-        """Pops modes pushed since the snapshot and puts the global hook registries back."""
+    def restore(self) -> list[str]:
+        """Pops modes pushed since the snapshot and puts the global hook registries back.
+        Returns what could not be put back (empty when all was): such a worker must not be
+        reused."""
+        failed: list[str] = []
         try:
             while _len_function_stack() > len(self._quick["torch function modes"]):
                 _pop_function_stack()
             while _len_dispatch_stack() > len(self._quick["torch dispatch modes"]):
                 _pop_dispatch_stack()
-        except Exception:  # noqa: BLE001 - best effort; the worker is replaced anyway
-            pass
+        except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
+            failed.append(f"torch mode stacks: {type(e).__name__}: {e}")
         for name, d in self._hook_dicts.items():
             if vars(_module_mod).get(name) is not d:
                 setattr(_module_mod, name, d)
@@ -213,5 +216,7 @@ class ProcessState:
                     delattr(owner, key)
                 else:
                     setattr(owner, key, val)
-            except Exception:  # noqa: BLE001 - best effort
-                pass
+            except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
+                failed.append(f"binding {getattr(owner, '__name__', owner)!s}.{key}: "
+                              f"{type(e).__name__}: {e}")
+        return failed

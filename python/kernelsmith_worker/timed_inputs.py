@@ -12,7 +12,9 @@ ratios of input values serve rescaled answers; the per-element factor gives ever
 pattern no earlier one had. Both keep the inputs' zeros (triangles, masks, padding).
 Cost: a few memory-bound passes over the slots per sample, outside the timed region.
 Integer tensors of two or more dimensions are redrawn within their own [min, max]; 1-D
-integer tensors (offsets, lengths) and booleans (masks) keep trial 0's values. Each slot is
+integer tensors that are not sorted (labels, indices, lengths) are put in a fresh random order
+(their values and sum stay valid); sorted ones (offsets) and booleans (masks) keep trial 0's
+values. Each slot is
 its own contiguous allocation, placed in random order with random gaps: a call's input does
 not locate the others (no batching of a whole sample in its first call). An input the
 problem hands over with other strides is timed contiguous.
@@ -28,9 +30,10 @@ or sqrt).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -70,7 +73,10 @@ class RotatingInputs:
         self.slots = 0
         # per base tensor: (base, scratch pool [R, ...], the R slot tensors, how refreshed)
         self._pools: list[tuple[torch.Tensor, torch.Tensor, list[torch.Tensor], str]] = []
-        self._args: list[list[Any]] = []
+        self._args: list[list[Any]] = []  # the candidate's tensor objects, per slot
+        self._ref_args: list[list[Any]] = []  # the reference's own objects over the same memory
+        self._check_rows: dict[int, torch.Tensor] | None = None  # while a check's reference runs
+        self._layout: list[tuple[torch.Tensor, tuple]] = []  # candidate slot, its layout
         self._spacers: list[torch.Tensor] = []
         self._int_range: dict[int, tuple[int, int]] = {}
 
@@ -79,7 +85,8 @@ class RotatingInputs:
         want = max(1, min(k, self._budget // (2 * per)))  # slots + the scratch pool
         if want == self.slots:
             return want
-        self._pools, self._args, self._spacers = [], [], []
+        self._pools, self._args, self._ref_args, self._spacers = [], [], [], []
+        self._layout = []
         self.slots = want
         slots: dict[int, list[torch.Tensor]] = {}
         rnd = random.Random(os.urandom(16))
@@ -98,14 +105,56 @@ class RotatingInputs:
             if _refresh_kind(t) == "int":
                 self._int_range[id(t)] = (int(t.min()), int(t.max()))
         for j in range(want):
-            self._args.append(list(map_tensors(self._base, lambda t, j=j: slots[id(t)][j])))
+            self._ref_args.append(list(map_tensors(self._base,
+                                                   lambda t, j=j: slots[id(t)][j])))
+            # the candidate gets other tensor objects over the same memory: re-seating its own
+            # (set_, resize_, as_strided_) cannot change what the reference reads
+            self._args.append(list(map_tensors(self._base,
+                                               lambda t, j=j: _alias(slots[id(t)][j]))))
+        self._layout = [(t, _layout_of(t)) for args in self._args for t in tensors_in(args)]
         return want
 
     def args(self, j: int) -> list[Any]:
-        """The arguments call j of a sample reads."""
+        """The arguments call j of a sample of the candidate reads."""
         if not self.slots:
             self.use(1)
         return self._args[j % self.slots]
+
+    def ref_args(self, j: int) -> list[Any]:
+        """The arguments call j of the reference reads: its own tensor objects over the slot's
+        memory, or, while a timed check's reference runs, private copies of the values the
+        last refresh wrote (whatever the candidate did to its slots)."""
+        if not self.slots:
+            self.use(1)
+        if self._check_rows is not None:  # copied on demand: one slot's worth at a time
+            rows = self._check_rows
+            return list(map_tensors(self._base, lambda t: rows[id(t)][j % self.slots].clone()))
+        return self._ref_args[j % self.slots]
+
+    @contextlib.contextmanager
+    def pristine(self) -> Iterator[None]:
+        """Within: ref_args() hands out copies of the values the last refresh wrote (the
+        scratch pool's rows, which no candidate call reads), so a candidate that writes into
+        its input (NaN into one element, say) cannot make the check's reference
+        non-finite and so uncheckable."""
+        self._check_rows = {id(base): pool for base, pool, _, _ in self._pools}
+        try:
+            yield
+        finally:
+            self._check_rows = None
+
+    def tampered(self) -> str | None:
+        """What the candidate did to its timed inputs, or None: a slot re-seated or
+        re-strided (its layout changed), or its values written (they differ from what the
+        last refresh wrote)."""
+        for t, layout in self._layout:
+            if _layout_of(t) != layout:
+                return "a timed input tensor was re-seated or re-strided in place"
+        for _, pool, slots, _ in self._pools:  # a fixed tensor's pool rows are its values
+            for j, slot in enumerate(slots):
+                if not bool(torch.equal(slot, pool[j])):
+                    return "a timed input's values were written by the candidate"
+        return None
 
     def refresh(self, signed: bool = False) -> None:
         if not self.slots:
@@ -126,6 +175,11 @@ class RotatingInputs:
             elif kind == "int":
                 lo, hi = self._int_range[id(base)]
                 pool.random_(lo, hi + 1, generator=self._gen)
+            elif kind == "perm":
+                # each slot: trial 0's values in a fresh random order (same multiset and sum)
+                keys = torch.rand(pool.shape, generator=self._gen, device=self._dev)
+                pool.copy_(base.unsqueeze(0).expand_as(pool).gather(1, keys.argsort(dim=1)))
+                del keys
             else:
                 continue
             torch._foreach_copy_(slots, list(pool.unbind(0)))
@@ -138,12 +192,27 @@ class RotatingInputs:
         return self._agree(cand_out, ref_out)
 
 
+def _alias(t: torch.Tensor) -> torch.Tensor:
+    """Another tensor object over the same memory, shape and strides."""
+    return t.as_strided(t.size(), t.stride(), t.storage_offset())
+
+
+def _layout_of(t: torch.Tensor) -> tuple:
+    return (t.data_ptr(), tuple(t.shape), t.stride(), t.storage_offset(), t.dtype)
+
+
 def _refresh_kind(t: torch.Tensor) -> str:
     """float: rescaled and jittered; int: integer tensors of two or more dimensions (token
-    ids, values) redrawn uniformly within their own [min, max]; fixed: the rest (1-D integer
-    tensors such as offsets and lengths, booleans such as masks) keep trial 0's values."""
+    ids, values) redrawn uniformly within their own [min, max]; perm: 1-D integer tensors
+    that are not sorted (labels, indices, lengths) in a fresh random order, which keeps
+    their values and sum; fixed: the rest (sorted 1-D integer tensors such as offsets,
+    booleans such as masks) keep trial 0's values."""
     if t.is_floating_point():
         return "float"
-    if t.dtype != torch.bool and not t.is_complex() and t.dim() >= 2 and t.numel() > 1:
+    if t.dtype == torch.bool or t.is_complex() or t.numel() <= 1:
+        return "fixed"
+    if t.dim() >= 2:
         return "int"
+    if t.dim() == 1 and not bool((t[1:] >= t[:-1]).all()):
+        return "perm"
     return "fixed"

@@ -89,7 +89,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
     eager = runner.method == "cuda_events"
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
-                           "mismatch": False}
+                           "mismatch": False, "tampered": None}
     seen_cand = 0
     for b, (name, signed) in enumerate(order):
         if b == 0 or order[b - 1][0] != name:
@@ -117,7 +117,10 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
             if name == "cand":
                 if seen_cand in plan and not out["mismatch"]:
                     j = rnd.choice(_checkable(runner.outputs["cand"]))  # any call, not only the last
-                    expected = fns["ref"](j)
+                    api.synchronize()
+                    out["tampered"] = out["tampered"] or inputs.tampered()
+                    with inputs.pristine():  # not what the candidate may have written
+                        expected = fns["ref"](j)
                     out["checked"] += 1
                     if not inputs.agree(runner.outputs["cand"][j], expected):
                         out["mismatch"] = True

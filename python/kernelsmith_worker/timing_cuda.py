@@ -424,10 +424,19 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         try:
             got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed)
             steady = _steady_blocks(api, runner, replay, cfg)
+            api.synchronize()
+            got["tampered"] = got["tampered"] or inputs.tampered()
             # what a timed sample runs on the device, for the audit's accounting
             timed_kernels = api.kernels_of(lambda: _run_unflushed(runner, "cand"))
         finally:
             runner.close()
+        if got["tampered"]:
+            findings.append({
+                "kind": "timed_input_modified",
+                "detail": f"during timing {got['tampered']}: forward must not write, re-seat or "
+                          "re-stride its inputs (the reference reads the same memory)",
+                "severity": "reject",
+            })
         if got["mismatch"]:
             findings.append({
                 "kind": "timed_output_mismatch",

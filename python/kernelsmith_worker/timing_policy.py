@@ -4,10 +4,11 @@ timing_cuda.py and timing.py measure."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Callable, ContextManager, Protocol, Sequence
 
 from . import stats
 
@@ -31,6 +32,11 @@ class TimedInputs(Protocol):
 
     def agree(self, cand_out: object, ref_out: object) -> bool: ...
 
+    # within: the reference reads private copies of the values the last refresh wrote
+    def pristine(self) -> ContextManager[None]: ...
+
+    def tampered(self) -> str | None: ...  # what the candidate did to its inputs, or None
+
 
 class FixedInputs:
     """TimedInputs for zero-argument functions: one slot, nothing refreshed or compared."""
@@ -45,6 +51,12 @@ class FixedInputs:
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
         return True
+
+    def pristine(self) -> ContextManager[None]:
+        return contextlib.nullcontext()
+
+    def tampered(self) -> str | None:
+        return None
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter

@@ -26,11 +26,28 @@ def test_guard_detects_and_restores(worker_ctx):
         assert "torch.Tensor.__eq__ was replaced" in changes
         assert any(c.startswith("torch.get_num_threads() changed") for c in changes)
     finally:
-        guard.restore()
+        assert guard.restore() == []  # everything put back
     assert time.perf_counter is original_timer
     assert torch.Tensor.__eq__ is original_eq
     assert torch.get_num_threads() == threads
     assert guard.changes() == []
+
+
+def test_what_cannot_be_restored_is_reported(worker_ctx):
+    guard = IntegrityGuard()
+    name = "torch.get_num_threads()"
+    get, _ = guard._settings[name]
+
+    def refuse(n):
+        raise RuntimeError("cannot set")
+    guard._settings[name] = (get, refuse)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(threads + 1)
+        failed = guard.restore()
+        assert len(failed) == 1 and failed[0].startswith(name) and "cannot set" in failed[0]
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_code_object_swap_is_seen(worker_ctx):
@@ -61,3 +78,22 @@ def test_new_threads():
         stop.set()
         t.join()
     assert new_threads(base) == []
+
+
+def test_backend_flags_it_does_not_name_are_watched(worker_ctx):
+    # a setting the candidate changes at import to slow the reference (cuDNN's benchmark
+    # limit, the preferred linear algebra library) is seen and put back
+    guard = IntegrityGuard()
+    cudnn = torch.backends.cudnn
+    limit = cudnn.benchmark_limit
+    linalg = torch.backends.cuda.preferred_linalg_library()
+    try:
+        cudnn.benchmark_limit = limit + 7
+        torch.backends.cuda.preferred_linalg_library("magma")
+        changes = guard.changes()
+        assert any(c.startswith("torch.backends.cudnn.benchmark_limit") for c in changes)
+        assert any(c.startswith("torch.backends.cuda.preferred_linalg_library()") for c in changes)
+    finally:
+        assert guard.restore() == []
+    assert cudnn.benchmark_limit == limit
+    assert torch.backends.cuda.preferred_linalg_library() == linalg

@@ -76,8 +76,9 @@ def test_a_timed_check_is_skipped_where_the_reference_is_not_finite():
 
 def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
     ids = torch.randint(3, 9, (4, 6))
-    rot = RotatingInputs([torch.rand(4), ids, torch.arange(5)], torch.device("cpu"), 1 << 20,
-                         lambda c, r: True)
+    labels = torch.tensor([4, 0, 7, 7, 2, 9, 1, 3, 8, 5, 6, 0])
+    rot = RotatingInputs([torch.rand(4), ids, torch.arange(5), labels], torch.device("cpu"),
+                         1 << 20, lambda c, r: True)
     rot.use(4)
     rot.refresh()
     ptrs = {rot.args(j)[0].untyped_storage().data_ptr() for j in range(4)}
@@ -85,7 +86,10 @@ def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
     drawn = [rot.args(j)[1] for j in range(4)]
     assert all(int(d.min()) >= 3 and int(d.max()) <= 8 for d in drawn)
     assert any(not torch.equal(d, ids) for d in drawn)
-    assert all(torch.equal(rot.args(j)[2], torch.arange(5)) for j in range(4))  # 1-D ints kept
+    assert all(torch.equal(rot.args(j)[2], torch.arange(5)) for j in range(4))  # sorted: kept
+    perms = [rot.args(j)[3] for j in range(4)]  # unsorted 1-D: same values, new order
+    assert all(torch.equal(p.sort().values, labels.sort().values) for p in perms)
+    assert any(not torch.equal(p, labels) for p in perms)
 
 
 def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan():
@@ -134,3 +138,32 @@ def test_sparse_stress_breaks_mean_field_matmul_that_iid_draws_let_pass():
     sa, sb = (t.abs() for t in stress_inputs([a, b], "sparse", cpu))  # the positive fallback
     ok, why = normwise_error(mean_field(sa, sb), ref(sa, sb), 1e-2, 1e-2)
     assert not ok and "relative error" in why
+
+
+def test_the_reference_reads_its_own_objects_and_a_re_seated_slot_is_seen():
+    base = torch.rand(8, 16)
+    rot = RotatingInputs([base], torch.device("cpu"), 1 << 20, lambda c, r: True)
+    rot.use(2)
+    rot.refresh()
+    assert rot.tampered() is None
+    cand, ref = rot.args(1)[0], rot.ref_args(1)[0]
+    assert cand is not ref and cand.data_ptr() == ref.data_ptr()
+    cand.set_(cand.t().contiguous().t())  # same values, column-major storage of its own
+    assert ref.is_contiguous() and torch.equal(ref, cand)  # the reference's view is untouched
+    assert "re-seated" in rot.tampered()
+
+
+def test_values_written_into_a_slot_are_seen_and_the_check_reads_the_refreshed_values():
+    base = torch.rand(8, 16) + 0.5
+    rot = RotatingInputs([base], torch.device("cpu"), 1 << 20, lambda c, r: True)
+    rot.use(2)
+    rot.refresh()
+    refreshed = rot.ref_args(0)[0].clone()
+    rot.args(0)[0][0, 0] = float("nan")  # the candidate poisons its input
+    assert "values were written" in rot.tampered()
+    assert bool(torch.isnan(rot.ref_args(0)[0]).any())  # same memory outside a check
+    with rot.pristine():
+        checked = rot.ref_args(0)[0]
+    assert torch.equal(checked, refreshed)  # a check's reference reads what was refreshed
+    rot.refresh()
+    assert rot.tampered() is None  # the refresh rewrote the slot

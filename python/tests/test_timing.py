@@ -585,3 +585,29 @@ def test_checkable_calls_skip_outputs_a_later_call_overwrote():
     assert _checkable([a, b, torch.zeros(2)]) == [0, 1, 2]  # each call its own buffer
     assert _checkable([a, a, a]) == [0]  # one reused buffer: only the last call (j = 0)
     assert _checkable([a, b, a]) == [0, 1]
+
+
+def test_fake_cuda_a_candidate_that_writes_its_timed_input_is_rejected():
+    from kernelsmith_worker.timed_inputs import RotatingInputs
+
+    dev = FakeDevice()
+    rot = RotatingInputs([torch.rand(8) + 0.5], torch.device("cpu"), 1 << 20,
+                         lambda c, r: bool(torch.allclose(c, r, rtol=1e-2, atol=1e-2)))
+
+    def ref(j):
+        x = rot.ref_args(j)[0]
+        out = torch.empty(8)
+        dev.launch(lambda: (busy(40), out.copy_(x * 2)))
+        return out
+
+    def cand(j):  # right values, but NaN written into its input: the reference's would be NaN
+        x = rot.args(j)[0]
+        out = torch.empty(8)
+        dev.launch(lambda: (busy(20), out.copy_(x * 2), x.__setitem__(0, float("nan"))))
+        return out
+
+    rec = timing.time_pair(ref, cand, device=torch.device("cuda"), seed=0, config=FAST,
+                           cuda_api=dev, inputs=rot)
+    assert rec["ok"], rec
+    kinds = {f["kind"]: f["severity"] for f in rec["findings"]}
+    assert kinds.get("timed_input_modified") == "reject", rec["findings"]

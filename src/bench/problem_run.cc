@@ -45,10 +45,11 @@ Status Collect(Store* store, const std::string& run_id, int rounds, BenchProblem
   std::vector<double> per_round(static_cast<size_t>(std::max(rounds, 0)) + 1, 0.0);
   for (const ProgramRecord& p : *programs) {
     Result<EvaluationRecord> eval = store->GetEvaluation(p.id);
-    if (!eval.ok() || eval->result.status != EvalStatus::kOk) continue;
+    // a correct result without a timing has no speedup to count (never 1.0x by default)
+    if (!eval.ok() || eval->result.status != EvalStatus::kOk || !eval->result.speedup) continue;
     int round = p.metrics.is_object() ? p.metrics.value("round", 0) : 0;
     round = std::clamp(round, 0, static_cast<int>(per_round.size()) - 1);
-    per_round[round] = std::max(per_round[round], eval->result.speedup.value_or(1.0));
+    per_round[round] = std::max(per_round[round], *eval->result.speedup);
   }
   double cap = row.outcome.best_speedup.value_or(0.0);
   double running = 0;
@@ -143,7 +144,9 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
       Status s = Collect(store->get(), run_id, protocol.rounds, row);
       return s.ok() ? row : Failed(row, s.message());
     }
-    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kRunning);
+    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kRunning); !st.ok()) {
+      return Failed(row, "cannot mark the run as running in run.db: " + st.message());
+    }
   } else {
     nlohmann::json config = {
         {"backend", protocol.backend},  {"proposer", protocol.proposer},
@@ -202,12 +205,19 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
   }
   std::fclose(devnull);
   if (!summary.ok()) {
-    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFailed);
-    return Failed(row, summary.status().message());
+    std::string reason = summary.status().message();
+    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kFailed); !st.ok()) {
+      reason += "; and the failed status could not be stored in run.db: " + st.message();
+    }
+    return Failed(row, reason);
   }
   bool done = summary->value("rounds_done", 0) >= protocol.rounds &&
               summary->value("waiting_answers", 0) == 0;
-  (void)(*store)->UpdateRunStatus(run_id, done ? RunStatus::kFinished : RunStatus::kWaiting);
+  if (Status st = (*store)->UpdateRunStatus(run_id, done ? RunStatus::kFinished
+                                                           : RunStatus::kWaiting);
+      !st.ok()) {
+    return Failed(row, "cannot store the run's status in run.db: " + st.message());
+  }
   row.status = done ? "finished" : "unfinished";
   Status s = Collect(store->get(), run_id, protocol.rounds, row);
   return s.ok() ? row : Failed(row, s.message());

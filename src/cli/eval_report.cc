@@ -64,6 +64,18 @@ std::string FormatEvalReport(const EvalResult& r) {
     out += fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
                        t->value("method", std::string("?")), t->value("samples", 0),
                        t->value("calls_per_sample", 0), t->value("l2_flush", false) ? "on" : "off");
+    // Both figures when the timing had steady-state blocks: which one is reported, and why.
+    auto steady = t->find("steady");
+    auto checked = t->find("speedup_checked");
+    if (steady != t->end() && steady->is_object() && steady->contains("speedup") &&
+        (*steady)["speedup"].is_number() && checked != t->end() && checked->is_number()) {
+      bool is_steady = t->value("reported", std::string()) == "steady";
+      out += fmt::format("figures    steady state {:.3f}x, checked blocks {:.3f}x: {} reported{}\n",
+                         (*steady)["speedup"].get<double>(), checked->get<double>(),
+                         is_steady ? "steady state" : "checked blocks",
+                         is_steady ? " (lower: what a program running it back to back gets)"
+                                   : "");
+    }
   }
   if (r.findings.empty()) {
     out += "findings   none\n";

@@ -34,6 +34,15 @@ constexpr int kExitWaiting = 3;
 
 int UsageError(const std::string& message) { return EvolveUsageError(message); }
 
+// The run's final status could not be stored: say so (a later --resume or `evolve --status`
+// would otherwise show a stale state). Returns whether it was stored.
+bool ReportStatusWrite(const Status& s, const std::string& run_dir) {
+  if (s.ok()) return true;
+  fmt::print(stderr, "kernelsmith evolve: error: cannot store the run's status in {}/run.db: {}\n",
+             run_dir, s.message());
+  return false;
+}
+
 // The options that live in config files and run.json, by key (flag name without dashes,
 // '-' as '_').
 using ConfigField = std::variant<std::string*, int*, double*, uint64_t*, std::vector<std::string>*>;
@@ -314,7 +323,11 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
       return UsageError(problem->path + " differs from the problem this run was started on (" +
                         run->problem_path + "); resume with the same problem file");
     }
-    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kRunning);
+    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kRunning); !st.ok()) {
+      fmt::print(stderr, "kernelsmith evolve: error: cannot mark the run as running in {}: {}\n",
+                 o.run_dir + "/run.db", st.message());
+      return kExitNotFound;
+    }
   }
 
   spec.run_id = run_id;
@@ -350,21 +363,25 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   (*pool)->Shutdown();
   progress.Finish();
   if (!summary.ok()) {
-    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFailed);
+    ReportStatusWrite((*store)->UpdateRunStatus(run_id, RunStatus::kFailed), o.run_dir);
     fmt::print(stderr, "kernelsmith evolve: error: {}\n", summary.status().message());
     // A problem or setup the run cannot use is an input error (2); anything else ended it (1).
     return summary.status().code() == Status::Code::kInvalidArgument ? 2 : kExitNotFound;
   }
   const nlohmann::json& s = *summary;
   if (int waiting = s.value("waiting_answers", 0); waiting > 0) {
-    (void)(*store)->UpdateRunStatus(run_id, RunStatus::kWaiting);
+    if (!ReportStatusWrite((*store)->UpdateRunStatus(run_id, RunStatus::kWaiting), o.run_dir)) {
+      return kExitNotFound;
+    }
     fmt::print(
         "waiting for {} answers in {}: answer the .prompt.md files in .answer.md files, then "
         "run the same command with --resume\n",
         waiting, o.exchange_dir);
     return kExitWaiting;
   }
-  (void)(*store)->UpdateRunStatus(run_id, RunStatus::kFinished);
+  if (!ReportStatusWrite((*store)->UpdateRunStatus(run_id, RunStatus::kFinished), o.run_dir)) {
+    return kExitNotFound;
+  }
   if (s["best_speedup"].is_number()) {
     fmt::print(
         "best speedup: {:.3f}x ({}; seed {})\nbest kernel:  {}/best.py\nsummary:      "

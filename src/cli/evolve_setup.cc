@@ -60,11 +60,13 @@ int PrintStoredSummary(const std::string& run_dir) {
   Result<RunRecord> run = (*store)->GetRun(run_id);
   if (!run.ok()) return EvolveUsageError(run.status().message());
   Result<std::vector<ProgramRecord>> pending = (*store)->PendingPrograms(run_id);
+  if (!pending.ok()) return EvolveUsageError("cannot read run.db: " + pending.status().message());
   Result<std::vector<ProgramRecord>> programs = (*store)->ProgramsOfRun(run_id);
+  if (!programs.ok()) return EvolveUsageError("cannot read run.db: " + programs.status().message());
   nlohmann::json out = run->summary;
   out["status"] = RunStatusName(run->status);
-  out["programs"] = programs.ok() ? programs->size() : 0;
-  out["pending"] = pending.ok() ? pending->size() : 0;
+  out["programs"] = programs->size();
+  out["pending"] = pending->size();
   fmt::print("{}\n", out.dump(2));
   return 0;
 }

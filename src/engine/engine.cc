@@ -375,7 +375,20 @@ Status Engine::Impl::Integrate(const EngineOutcome& outcome) {
 
 void Engine::Impl::ConsiderBest(const ProgramRecord& program, const EvalResult& result) {
   if (result.status != EvalStatus::kOk) return;
-  double speedup = result.speedup.value_or(1.0);
+  if (!result.speedup) {
+    // Correct but not timed (--no-timing, or a timing that gave no figure): it is kept as the
+    // best only while nothing timed is, and never with a speedup it did not measure.
+    if (!best_id.empty()) return;
+    best_id = program.id;
+    best_ci_hi = 0;
+    if (!options.run_dir.empty()) {
+      Status s = WriteFileAtomic(options.run_dir + "/best.py", program.code);
+      if (!s.ok()) Log("could not write best.py: " + s.message());
+    }
+    Log(fmt::format("new best: {} (correct, not timed)", program.id));
+    return;
+  }
+  double speedup = *result.speedup;
   if (best_speedup && speedup <= *best_speedup) return;
   // Within the noise of the incumbent (the challenger's CI reaches the incumbent's): time the
   // challenger against the incumbent itself, interleaved in one worker. It becomes the best

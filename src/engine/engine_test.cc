@@ -45,13 +45,17 @@ class FakeRunner : public Runner {
       r = EvalResult::Failure(EvalStatus::kCompileError, "error: BLOCK too large");
     } else {
       r.status = EvalStatus::kOk;
-      r.speedup = n / 10.0;
-      r.speedup_ci_lo = n / 10.0 * 0.99;
-      r.speedup_ci_hi = n / 10.0 * 1.01;
+      if (n > untimed_up_to_) {
+        r.speedup = n / 10.0;
+        r.speedup_ci_lo = n / 10.0 * 0.99;
+        r.speedup_ci_hi = n / 10.0 * 1.01;
+      }
     }
     std::thread([done, r] { done(r); }).detach();
   }
   void Shutdown() override {}
+  // BLOCK values at or below this come back correct but without a timing.
+  void set_untimed_up_to(int n) { untimed_up_to_ = n; }
   int total() {
     std::lock_guard<std::mutex> lock(mu_);
     return total_;
@@ -67,6 +71,7 @@ class FakeRunner : public Runner {
   std::mutex mu_;
   std::map<std::string, int> evaluations_;
   int total_ = 0;
+  std::atomic<int> untimed_up_to_{0};
 };
 
 // A proposer returning scripted outcomes in order, then errors.
@@ -136,6 +141,36 @@ TEST(EngineTest, SeedThenRoundsKeepsTheBestCorrectCandidate) {
   EXPECT_DOUBLE_EQ((*summary)["best_speedup"].get<double>(), fastest);
   EXPECT_EQ(*ReadFile(f.dir.File("best.py")), fastest_code);
   EXPECT_TRUE(ReadFile(f.dir.File("summary.json")).ok());
+}
+
+TEST(EngineTest, ACorrectResultWithoutATimingIsNeverCountedAsASpeedup) {
+  // Nothing timed: the seed is the best (best.py), with no speedup at all, not 1.0x.
+  {
+    Fixture f;
+    f.options.rounds = 2;
+    FakeRunner runner;
+    runner.set_untimed_up_to(1000);
+    TunerProposer tuner(7);
+    Result<nlohmann::json> summary = f.Run(&runner, &tuner);
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    EXPECT_TRUE((*summary)["best_speedup"].is_null()) << summary->dump(2);
+    EXPECT_EQ(*ReadFile(f.dir.File("best.py")), kSeed);
+  }
+  // The untimed seed (it would have been "1.0x") gives way to a timed 0.2x child.
+  {
+    Fixture f;
+    f.options.rounds = 1;
+    f.options.parallel_proposals = 1;
+    Proposal child;
+    child.code = std::string(kSeed).replace(std::string(kSeed).find("= 1 "), 4, "= 2 ");
+    ScriptedProposer proposer({child});
+    FakeRunner runner;
+    runner.set_untimed_up_to(1);
+    Result<nlohmann::json> summary = f.Run(&runner, &proposer);
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    EXPECT_DOUBLE_EQ((*summary)["best_speedup"].get<double>(), 0.2) << summary->dump(2);
+    EXPECT_EQ(*ReadFile(f.dir.File("best.py")), child.code);
+  }
 }
 
 TEST(EngineTest, DuplicatesReuseTheStoredResult) {

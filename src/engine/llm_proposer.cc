@@ -102,7 +102,11 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
     if (!prompt->trimmed.empty()) call.request["trimmed"] = prompt->trimmed;
     if (!response.ok()) {
       call.error = response.status().message();
-      (void)store_->RecordLlmCall(call);
+      if (Result<int64_t> stored = store_->RecordLlmCall(call); !stored.ok()) {
+        return Status::IOError("LLM call failed (" + response.status().message() +
+                               ") and could not be stored in run.db: " +
+                               stored.status().message());
+      }
       if (Status gave_up = client_ ? client_->GaveUp() : Status::Ok(); !gave_up.ok()) {
         return StopRunStatus(gave_up.message() + "; once it answers again, continue with --resume");
       }
@@ -131,12 +135,16 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
     }
     if (!child.ok()) call.error = "reply not usable: " + child.status().message();
     Result<int64_t> id = store_->RecordLlmCall(call);
+    if (!id.ok()) {  // every call is a row: a reply that cannot be stored is not used
+      return Status::IOError("the LLM's reply could not be stored in run.db: " +
+                             id.status().message());
+    }
     if (child.ok()) {
       Proposal proposal;
       proposal.code = std::move(*child);
       proposal.description =
           context.parent ? std::string(EditKindName(edit->kind)) : std::string("translation");
-      if (id.ok()) proposal.llm_call_id = *id;
+      proposal.llm_call_id = *id;
       proposal.kind = context.parent ? ProgramKind::kEvolution : ProgramKind::kTranslation;
       return proposal;
     }

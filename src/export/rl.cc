@@ -99,6 +99,12 @@ ExportRows BuildRlRows(const std::vector<Trajectory>& trajectories, const RlOpti
         s.Drop("no_llm_call");
         continue;
       }
+      // best steps are revisions: a translation starts from the PyTorch reference, the
+      // initial-step distribution (--selection initial or all keep it)
+      if (o.selection == RlSelection::kBest && step.program.kind == ProgramKind::kTranslation) {
+        s.Drop("translation");
+        continue;
+      }
       if (o.selection == RlSelection::kBest && !new_best[i]) {
         s.Drop("not_new_best");
         continue;

@@ -35,8 +35,24 @@ TEST(RlExportTest, BestSelectsTheLlmStepsThatMadeANewBest) {
   // but has no prompt.
   EXPECT_EQ(ProgramIds(out), (std::vector<std::string>{"p1", "p7", "p9"}));
   EXPECT_EQ(out.summary.dropped.at("no_llm_call"), 1);
-  EXPECT_EQ(out.summary.dropped.at("not_new_best"), 5);  // p2 p3 p4 p5 p8
+  EXPECT_EQ(out.summary.dropped.at("not_new_best"), 4);  // p2 p3 p4 p8
+  EXPECT_EQ(out.summary.dropped.at("translation"), 1);   // p5
   EXPECT_EQ(out.summary.dropped.at("seed"), 1);
+}
+
+TEST(RlExportTest, BestKeepsRevisionsOnlyEvenWhenATranslationMadeANewBest) {
+  ScratchDir dir;
+  {
+    TrajectoryWriter w(dir.File("run"), "r");
+    w.LlmStep("t1", "", EvalStatus::kOk, 1.4);  // the translation: the first best of the run
+    w.LlmStep("r1", "t1", EvalStatus::kOk, 2.1);
+    w.LlmStep("r2", "r1", EvalStatus::kOk, 1.9);
+  }
+  ExportRows best = Export(dir.File("run"), RlSelection::kBest);
+  EXPECT_EQ(ProgramIds(best), (std::vector<std::string>{"r1"}));
+  EXPECT_EQ(best.summary.dropped.at("translation"), 1);
+  EXPECT_EQ(ProgramIds(Export(dir.File("run"), RlSelection::kInitial)),
+            (std::vector<std::string>{"t1"}));
 }
 
 TEST(RlExportTest, InitialAndAllSelections) {

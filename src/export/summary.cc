@@ -15,6 +15,10 @@ std::string HintFor(const std::string& reason) {
   }
   if (reason == "below_min_gain") return "no child beat its parent by --min-gain: lower it";
   if (reason == "over_token_cap") return "every example is over --max-tokens: raise it";
+  if (reason == "translation") {
+    return "the runs' best steps are translations from the reference, not revisions: try "
+           "--selection initial (or all)";
+  }
   if (reason == "not_new_best") {
     return "no LLM step improved on the run's best: try --selection all";
   }

@@ -128,6 +128,8 @@ for r in rl:
         "where e.status = \"ok\" and p.seq < (select seq from programs where id = ?)",
         (e["program_id"],)).fetchone()[0]
     assert best_before is None or e["observed_speedup"] > best_before, (e, best_before)
+    assert json.loads(r["label"])["step_kind"] == "evolution", e  # revisions only
+assert any(json.loads(r["label"])["step_kind"] == "translation" for r in rl_all)
 print("ok")'
 
 # 4. Parquet for verl, and the datasets loader (where installed).
@@ -142,7 +144,9 @@ assert sorted(sft.column_names) == ['completion', 'messages', 'meta', 'prompt'],
 assert rl[0]['prompt'][0]['role'] == 'system' and rl[0]['reward_model']['style'] == 'rule'
 print('ok')"
 else
-  echo "skip datasets-load (python3 -m pip install datasets to run it)"
+  # scripts/install-deps installs datasets (python/requirements.txt): its absence is a failure
+  echo "FAIL datasets-load: python3 cannot import datasets; run scripts/install-deps" >&2
+  exit 1
 fi
 
 # 5. Errors: missing directory, not a run database, newer schema, nothing to export.

@@ -1,0 +1,21 @@
+# Round 3: magnitude spectrum of a batch of real signals (torch.fft: cuFFT on the GPU).
+import torch
+import torch.nn as nn
+
+B, N = 256, 256
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.rfft(x, dim=-1).abs()
+
+
+def get_inputs():
+    return [torch.randn(B, N)]
+
+
+def get_init_inputs():
+    return []
