@@ -22,7 +22,7 @@ from kernelsmith_worker.inputs import TrialData, clone_args, device_copy, scrub,
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.launches import active_recorder
 from kernelsmith_worker.opclass import OpCounter
-from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_error
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_error, normwise_rel_error
 
 _isclose = torch.isclose
 _equal = torch.equal
@@ -354,6 +354,10 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
         record["max_rel_err"] = max(record["max_rel_err"], cmp.max_rel_err)
         if cmp.ok:
             record["passed"] += 1
+            # how far the candidate is from the reference where it is checked: the timed
+            # checks hold it to this (it must not compute less precisely while it is timed)
+            record["max_normwise_rel_err"] = max(record.get("max_normwise_rel_err", 0.0),
+                                                 normwise_rel_error(out, ref))
             follow = follows_reference(out, ref, tol)
             if follow is not None and follow < WEAK_FOLLOW and (
                     outcome.weak_follow is None or follow < outcome.weak_follow[1]):

@@ -30,6 +30,7 @@ from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Proble
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
+from kernelsmith_worker.stress import normwise_rel_error
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
 
@@ -64,6 +65,12 @@ class WorkerContext:
     gpu_info: dict[str, Any] | None = None
     time_pair: TimePair | None = None
     timing_unavailable: str = "timing module not loaded"
+
+
+# A timed check of the problem's own distribution allows this many times the candidate's
+# largest norm-wise relative error in the correctness trials, and at least the floor.
+TIMED_ERR_FACTOR = 4.0
+TIMED_ERR_FLOOR = 1e-3
 
 
 class _Stop(Exception):
@@ -270,8 +277,16 @@ class _Evaluation:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
         tol = TOLERANCES[self.req.tolerance]
+        # A timed sample of the problem's own distribution must be about as precise as the
+        # trials were: a kernel that drops to int8 or bf16 only while it is timed stays
+        # within the norm-wise budget but not within this.
+        # (Against a baseline the reference side is another candidate: not applied.)
+        trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
+        limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
         rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
-                             lambda cand, ref: close_normwise(cand, ref, tol)[0])
+                             lambda cand, ref: close_normwise(cand, ref, tol)[0],
+                             None if self.baseline_model is not None else
+                             lambda cand, ref: normwise_rel_error(cand, ref) <= limit)
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved

@@ -112,3 +112,20 @@ def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, 
         return True, ""
     rel = err / norm if norm > 0 else math.inf
     return False, (f"relative error {rel:.3g} in the 2-norm (budget {budget / max(norm, 1e-300):.3g})")
+
+
+def normwise_rel_error(out: Any, ref: Any) -> float:
+    """||out - ref||_2 / ||ref||_2 over every floating point tensor of the output (the largest
+    over a tuple); 0 where nothing is comparable, inf where the output is not finite."""
+    if isinstance(ref, (list, tuple)) and isinstance(out, (list, tuple)):
+        return max((normwise_rel_error(o, r) for o, r in zip(out, ref)), default=0.0)
+    if not (isinstance(ref, torch.Tensor) and isinstance(out, torch.Tensor)) \
+            or not ref.is_floating_point() or out.shape != ref.shape:
+        return 0.0
+    o = out.detach().to(torch.float64).reshape(-1)
+    r = ref.detach().to(torch.float64).reshape(-1)
+    if not bool(torch.isfinite(o).all()):
+        return math.inf
+    norm = float(torch.linalg.vector_norm(r))
+    err = float(torch.linalg.vector_norm(o - r))
+    return err / norm if norm > 0 else (0.0 if err == 0 else math.inf)

@@ -63,11 +63,17 @@ class RotatingInputs:
     checked = True
 
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
-                 agree: Callable[[object, object], bool]) -> None:
+                 agree: Callable[[object, object], bool],
+                 consistent: Callable[[object, object], bool] | None = None) -> None:
+        """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
+        ref)`: also required on samples of the problem's own distribution (not the signed
+        ones), e.g. no less precise than the candidate was in the correctness trials."""
         self._base = base
         self._dev = dev
         self._budget = budget
         self._agree = agree
+        self._consistent = consistent
+        self._signed = False  # how the last refresh drew its values
         self._gen = torch.Generator(device=dev)
         self._gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
         self.slots = 0
@@ -157,6 +163,7 @@ class RotatingInputs:
         return None
 
     def refresh(self, signed: bool = False) -> None:
+        self._signed = signed
         if not self.slots:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
@@ -189,7 +196,9 @@ class RotatingInputs:
         (a signed sample through log or sqrt, say)."""
         if not finite(ref_out):
             return True
-        return self._agree(cand_out, ref_out)
+        if not self._agree(cand_out, ref_out):
+            return False
+        return self._signed or self._consistent is None or self._consistent(cand_out, ref_out)
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:

@@ -442,7 +442,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                 "kind": "timed_output_mismatch",
                 "detail": "the output of a timed sample (new input values, chosen at random "
                           "among the timed samples) does not match the reference on the same "
-                          "values: the candidate computes something else while it is timed",
+                          "values, or is several times less precise than in the correctness "
+                          "trials: the candidate computes something else while it is timed",
                 "severity": "reject",
             })
         signed_rec = None

@@ -167,3 +167,21 @@ def test_values_written_into_a_slot_are_seen_and_the_check_reads_the_refreshed_v
     assert torch.equal(checked, refreshed)  # a check's reference reads what was refreshed
     rot.refresh()
     assert rot.tampered() is None  # the refresh rewrote the slot
+
+
+def test_own_distribution_checks_hold_the_candidate_to_its_trial_precision():
+    from kernelsmith_worker.stress import normwise_rel_error
+
+    ref = torch.rand(64, 64)
+    low_precision = ref + 0.005 * torch.randn_like(ref) * ref  # ~0.5 % off: in the norm budget
+    assert normwise_error(low_precision, ref, 1e-2, 1e-2)[0]
+    limit = 1e-3  # the trials' error was tiny: max(4 x tiny, floor)
+    rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20,
+                         lambda c, r: normwise_error(c, r, 1e-2, 1e-2)[0],
+                         lambda c, r: normwise_rel_error(c, r) <= limit)
+    rot.use(1)
+    rot.refresh()
+    assert rot.agree(ref.clone(), ref)
+    assert not rot.agree(low_precision, ref)  # less precise only while timed
+    rot.refresh(signed=True)
+    assert rot.agree(low_precision, ref)  # signed samples: the norm-wise budget alone
