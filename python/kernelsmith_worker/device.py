@@ -73,8 +73,36 @@ def cuda_device_info(index: int = 0) -> dict[str, Any]:
     }
 
 
+DEFAULT_CPU_THREADS = 1
+
+
+def cpu_threads() -> int:
+    """Threads each side of a CPU timing gets (the reference's torch intra-op threads, the
+    candidate's OpenMP threads): $KS_CPU_THREADS, default 1. One thread by default makes the
+    figure comparable across machines and leaves the engine and the OS a core of their own
+    on a small machine; a multi-threaded comparison is one setting away."""
+    env = os.environ.get("KS_CPU_THREADS", "").strip()
+    if not env:
+        return DEFAULT_CPU_THREADS
+    try:
+        n = int(env)
+    except ValueError:
+        raise ValueError(f"KS_CPU_THREADS={env!r}: expected a positive whole number") from None
+    if n < 1:
+        raise ValueError(f"KS_CPU_THREADS={env!r}: expected a positive whole number")
+    return n
+
+
+def apply_cpu_threads(n: int) -> None:
+    """Gives the reference (torch) and candidate libraries loaded later (OpenMP reads
+    OMP_NUM_THREADS when its runtime starts) the same thread count."""
+    torch.set_num_threads(n)
+    os.environ["OMP_NUM_THREADS"] = str(n)
+
+
 def cpu_device_info() -> dict[str, Any]:
-    return {"kind": "cpu", "name": _cpu_name(), "cores": _cpu_cores()}
+    return {"kind": "cpu", "name": _cpu_name(), "cores": _cpu_cores(),
+            "threads": torch.get_num_threads()}
 
 
 def device_info() -> dict[str, Any]:

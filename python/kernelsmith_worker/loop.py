@@ -15,7 +15,8 @@ from typing import Any
 
 from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors
 from kernelsmith_worker.backends import available, registry
-from kernelsmith_worker.device import cpu_device_info, device_info, hello_message
+from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
+                                       device_info, hello_message)
 from kernelsmith_worker.evaluate import WorkerContext, evaluate
 from kernelsmith_worker.inputs import InputCache
 from kernelsmith_worker.integrity import IntegrityGuard
@@ -81,6 +82,8 @@ def build_context(scratch: Path) -> WorkerContext:
     gpu = device_info() if torch.cuda.is_available() else None
     if gpu is not None:
         torch.cuda.init()
+    else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
+        apply_cpu_threads(cpu_threads())
     guard = IntegrityGuard()
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
                          loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
@@ -136,7 +139,11 @@ def main() -> int:
     except ProtocolError as e:
         print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
         return 2
-    ctx = build_context(Path(os.getcwd()))
+    try:
+        ctx = build_context(Path(os.getcwd()))
+    except ValueError as e:  # a bad setting (KS_CPU_THREADS): said once, clearly
+        print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
+        return 2
     names = available(ctx.backends)
     device = ctx.gpu_info or cpu_device_info()
     try:

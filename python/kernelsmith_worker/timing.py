@@ -85,6 +85,7 @@ def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
     rec.update({
         "ref_eager_us": None, "l2_flush": False, "warmup_s": elapsed, "wall_check": None,
         "fallback_reason": None,
+        "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
     })
     return rec
 
