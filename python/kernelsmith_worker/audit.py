@@ -223,6 +223,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
     counts = dict(counter.counts)
     events = {k: list(v) for k, v in watch.seen.items()}
     launches = a.recorder.total()
+    per_call_launches: int | None = None  # device launches of one forward (CUDA only)
     names = set(a.recorder.names())
     share: float | None = None
     # 2. Device time share (and kernels the hooks cannot see: CUDA C++).
@@ -239,6 +240,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         findings.extend(foreign_findings(prof, "in forward"))
         findings.extend(host_op_findings(prof))
         launches = max(launches, prof.custom_launches)
+        per_call_launches = prof.custom_launches  # one profiled forward, device-side
         names |= prof.custom_names
         share = prof.share()
         if prof.side_streams:
@@ -283,6 +285,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         "torch_ops": dict(sorted(counts.items())),
         "custom_kernels": sorted(names),
         "custom_launches": launches,
+        "custom_launches_per_call": per_call_launches,
         "custom_device_share": None if share is None else round(share, 4),
     }
     return record, findings

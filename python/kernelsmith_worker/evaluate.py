@@ -325,8 +325,11 @@ class _Evaluation:
         if "duration_s" not in rec and start is not None:
             rec["duration_s"] = round(_perf_counter() - start, 6)
         self.findings.extend(list(out.get("findings") or []))
-        own = set((self.stages.get("audit") or {}).get("custom_kernels") or [])
-        self.findings.extend(timed_findings(rec.pop("timed_kernels", None), own))
+        audit = self.stages.get("audit") or {}
+        own = set(audit.get("custom_kernels") or [])
+        self.findings.extend(timed_findings(rec.pop("timed_kernels", None), own,
+                                            int(rec.get("calls_per_sample") or 1),
+                                            int(audit.get("custom_launches_per_call") or 0)))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))

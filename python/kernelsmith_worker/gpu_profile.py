@@ -173,15 +173,35 @@ def profile_forward(call: Callable[[], Any], names: set[str],
     return result
 
 
-def timed_findings(kernels: list[list] | None, names: set[str]) -> list[dict[str, str]]:
+# A timed sample of k calls must launch at least this share of k times the candidate's
+# launches in one profiled forward of the audit.
+TIMED_LAUNCH_SHARE = 0.5
+
+
+def timed_findings(kernels: list[list] | None, names: set[str], calls: int = 1,
+                   per_call: int = 0) -> list[dict[str, str]]:
     """foreign_findings over the kernels of one timed sample ([name, us] pairs from the
-    timing stage's profile of a replay)."""
+    timing stage's profile of a replay), and a reject when the sample's `calls` calls
+    launched far fewer of the candidate's kernels than `per_call` (the audit's profiled
+    forward) each: calls batched into one launch, or skipped, while timed."""
     if not kernels:
         return []
     events = [SimpleNamespace(name=n, device_resource_id=0,
                               time_range=SimpleNamespace(elapsed_us=lambda us=us: us))
               for n, us in kernels]
-    return foreign_findings(classify_events(events, names), "in a timed sample")
+    prof = classify_events(events, names)
+    out = foreign_findings(prof, "in a timed sample")
+    expected = calls * per_call
+    if calls >= 2 and per_call >= 1 and prof.custom_launches < TIMED_LAUNCH_SHARE * expected:
+        from kernelsmith_worker.findings import finding
+
+        out.append(finding(
+            "timed_launch_deficit",
+            f"a timed sample of {calls} calls launched {prof.custom_launches} of the "
+            f"candidate's kernels, where one forward launches {per_call}: the calls are "
+            "batched into fewer launches or skipped while timed; every call must compute "
+            "its own output", "reject"))
+    return out
 
 
 def host_ops_of(call: Callable[[], Any]) -> KernelProfile:

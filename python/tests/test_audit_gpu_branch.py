@@ -113,3 +113,17 @@ def test_library_kernels_and_foreign_share_are_rejected():
     assert foreign_findings(glue, "x") == []
     other = classify_events([ev("my_kernel", 1.0), ev("some_other_kernel", 3.0)], names)
     assert [f["severity"] for f in foreign_findings(other, "x")] == ["reject"]
+
+
+def test_a_timed_sample_that_batches_or_skips_calls_is_rejected():
+    from kernelsmith_worker.gpu_profile import timed_findings
+
+    own = {"mm_kernel"}
+    honest = [["mm_kernel", 10.0]] * 8 + [["Memset (Device)", 1.0]]
+    assert timed_findings(honest, own, calls=8, per_call=1) == []
+    batched = [["mm_kernel", 60.0]]  # 8 calls, one launch computing all of them
+    found = timed_findings(batched, own, calls=8, per_call=1)
+    assert [f["kind"] for f in found] == ["timed_launch_deficit"]
+    assert found[0]["severity"] == "reject" and "8 calls launched 1" in found[0]["detail"]
+    # no per-call figure (CPU, or no profile in the audit): nothing to compare
+    assert timed_findings(batched, own, calls=8, per_call=0) == []
