@@ -16,8 +16,10 @@ test: all test-cpp test-python test-e2e
 test-cpp: all
 	cd $(BUILD) && ./ks_tests --gtest_brief=1
 
+# With a built binary the reward client is also tested against the real `kernelsmith serve`.
 test-python:
-	cd python && $(PYTHON) -m pytest -q tests
+	cd python && KS_SERVE_BINARY=$$(test -x ../$(BUILD)/kernelsmith && realpath ../$(BUILD)/kernelsmith) \
+	  $(PYTHON) -m pytest -q tests
 
 test-e2e: all
 	bash tests/e2e/run.sh $(BUILD)/kernelsmith
