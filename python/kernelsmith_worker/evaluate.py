@@ -272,6 +272,20 @@ class _Evaluation:
         self.findings.extend(found)
         self.end(rec, not rejects(found))
 
+    def _independent(self, ref_model: torch.nn.Module, model: torch.nn.Module,
+                     trials: Trials) -> dict[str, Any]:
+        """The second, independent timing method (independent.py) on trial 0's inputs; a
+        failure there is recorded, not the evaluation's."""
+        from kernelsmith_worker import independent
+
+        x_ref = clone_args(trials.pristine(0).inputs)
+        x_cand = clone_args(trials.pristine(0).inputs)
+        try:
+            return independent.measure(lambda: ref_model(*x_ref), lambda: model(*x_cand),
+                                       self.dev)
+        except Exception as e:  # noqa: BLE001 - candidate code runs here too
+            return {"error": errors.describe(e)}
+
     def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials) -> None:
         if self.ctx.time_pair is None:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
@@ -305,6 +319,8 @@ class _Evaluation:
             try:
                 out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed,
                                          inputs=rot)
+                if self.req.independent_timing and out.get("ok", True):
+                    out["independent"] = self._independent(ref_model, model, trials)
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code
                 if isinstance(e, EngineGone):
                     raise

@@ -26,6 +26,8 @@ class EvalRequest:
     # the reference; the result then carries `vs_baseline` (docs/protocol.md).
     baseline_path: str | None = None
     baseline_source: str | None = None
+    # Also time both with the independent method (independent.py): stages.timing.independent.
+    independent_timing: bool = False
 
     @classmethod
     def from_message(cls, msg: dict[str, Any]) -> EvalRequest:
@@ -61,5 +63,10 @@ class EvalRequest:
         bpath, bsrc = file("baseline") if msg.get("baseline") is not None else (None, None)
         if bpath is not None and not timing:
             raise ValueError("`baseline` needs `timing`: it only changes what is timed")
+        independent = msg.get("independent_timing", False)
+        if not isinstance(independent, bool):
+            raise ValueError("`independent_timing` must be a boolean")
+        if independent and not timing:
+            raise ValueError("`independent_timing` needs `timing`")
         return cls(str(msg.get("id", "")), backend, ppath, psrc, cpath, csrc, trials, tolerance,
-                   seed, timing, bpath, bsrc)
+                   seed, timing, bpath, bsrc, independent)

@@ -385,11 +385,16 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   if (s["best_speedup"].is_number()) {
     fmt::print(
         "best speedup: {:.3f}x ({}; seed {})\nbest kernel:  {}/best.py\nsummary:      "
-        "{}/summary.json\n",
+        "{}/summary.json\nre-measure:   kernelsmith verify {}\n",
         s["best_speedup"].get<double>(), s["best_program_id"].get<std::string>(),
         s["seed_speedup"].is_number() ? fmt::format("{:.3f}x", s["seed_speedup"].get<double>())
                                       : std::string("not correct"),
-        o.run_dir, o.run_dir);
+        o.run_dir, o.run_dir, o.run_dir);
+    return kExitFound;
+  }
+  if (s.value("best_program_id", std::string()) != "") {
+    fmt::print("best kernel:  {}/best.py ({}: correct, not timed, so no speedup)\n",
+               o.run_dir, s["best_program_id"].get<std::string>());
     return kExitFound;
   }
   fmt::print("no correct candidate found in {} round(s); see {}/run.log and {}/summary.json\n",

@@ -8,6 +8,7 @@
 #include "cli/export_command.h"
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
+#include "cli/verify_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app("kernelsmith " KS_VERSION
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
   CLI::App* curate = ks::AddCurateCommand(app, curate_options);
   ks::ServeCommandOptions serve_options;
   CLI::App* serve = ks::AddServeCommand(app, serve_options);
+  ks::VerifyCommandOptions verify_options;
+  CLI::App* verify = ks::AddVerifyCommand(app, verify_options);
 
   try {
     app.parse(argc, argv);
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
   if (report->parsed()) return ks::RunReportCommand(report_options);
   if (serve->parsed()) return ks::RunServeCommand(serve_options);
   if (curate->parsed()) return ks::RunCurateCommand(curate_options);
+  if (verify->parsed()) return ks::RunVerifyCommand(verify_options);
   if (export_commands.sft->parsed() || export_commands.rl->parsed()) {
     return ks::RunExportCommand(export_options, export_commands);
   }

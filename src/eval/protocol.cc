@@ -142,6 +142,7 @@ std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id)
     j["baseline"] = {{"path", request.baseline_path.empty() ? "baseline.py" : request.baseline_path},
                      {"source", request.baseline_source}};
   }
+  if (request.independent_timing) j["independent_timing"] = true;
   return ToLine(j);
 }
 

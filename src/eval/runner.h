@@ -29,6 +29,9 @@ struct EvalRequest {
   // the reference; the result's `vs_baseline` holds it and `speedup` stays empty.
   std::string baseline_path;
   std::string baseline_source;
+  // Also time reference and candidate with a second, independent method (the worker's
+  // independent.py); the figures land in stages["timing"]["independent"].
+  bool independent_timing = false;
 };
 
 class Runner {

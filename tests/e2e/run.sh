@@ -39,6 +39,29 @@ check baseline-needs-timing 2 'drop --no-timing' -- \
   "$KS" eval $ex/problem.py $ex/cpu_candidate.py --backend cpu --no-timing \
   --baseline $ex/cpu_candidate.py
 
+# verify: the evaluator's figure and the independent method's, both present; exit 0 when they
+# agree, 1 when they differ (a CPU timing on a shared machine may), never anything else.
+"$KS" verify $ex/problem.py $ex/cpu_candidate.py --backend cpu --json >"$tmp/verify.json" 2>"$tmp/verify.err"
+rc=$?
+if [ "$rc" -le 1 ] && python3 - "$tmp/verify.json" "$rc" <<'PYEOF'
+import json, sys
+v = json.loads(open(sys.argv[1]).read())
+assert v["status"] == "ok", v
+assert v["speedup"] > 0 and v["independent_speedup"] > 0, v
+assert v["independent_method"] == "wall_clock_loop", v
+assert len(v["speedup_ci95"]) == 2 and len(v["independent_range"]) == 2, v
+assert v["agree"] == (sys.argv[2] == "0"), v
+PYEOF
+then ok verify-both-figures; else fail "verify-both-figures: exit $rc" "$tmp/verify.err"; fi
+check verify-report 0 'independent +[0-9.]+x .*wall_clock_loop' -- bash -c \
+  "'$KS' verify $ex/problem.py $ex/cpu_candidate.py --backend cpu; true"
+check verify-not-a-run 2 'not a run directory' -- "$KS" verify "$tmp"
+check verify-needs-candidate 2 'PROBLEM.py and CANDIDATE.py' -- "$KS" verify $ex/problem.py
+sed 's/^        return y$/        return y.flip(1)/' \
+  $ex/cpu_candidate.py >"$tmp/wrong_candidate.py"  # the right values in the wrong columns
+check verify-incorrect 1 'verify +(incorrect|hacked)' -- "$KS" verify $ex/problem.py \
+  "$tmp/wrong_candidate.py" --backend cpu
+
 if [ "$failures" -ne 0 ]; then
   echo "e2e: $failures failure(s)"
   exit 1

@@ -1,0 +1,160 @@
+#include "cli/verify_command.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "cli/backend_choice.h"
+#include "cli/evolve_setup.h"
+#include "core/file.h"
+#include "eval/worker_pool.h"
+#include "store/sqlite_store.h"
+#include "task/task.h"
+#include "verify/verify.h"
+
+namespace ks {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int UsageError(const std::string& message) {
+  fmt::print(stderr, "kernelsmith verify: error: {}\n", message);
+  return kExitUsage;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// What to verify: problem, candidate and (from a run) its backend and recorded figure.
+struct Target {
+  std::string problem_path;
+  std::string candidate_path;
+  std::string backend;
+  std::optional<double> recorded;  // the run's best speedup
+};
+
+Result<Target> TargetOfRun(const std::string& run_dir) {
+  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
+  if (!run_json.ok()) {
+    return Status::InvalidArgument(run_dir + " is not a run directory (" +
+                                   run_json.status().message() + ")");
+  }
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db");
+  if (!store.ok()) return store.status();
+  Result<RunRecord> run = (*store)->GetRun(run_json->value("run_id", std::string()));
+  if (!run.ok()) return run.status();
+  Target t;
+  t.problem_path = run->problem_path;
+  t.candidate_path = run_dir + "/best.py";
+  t.backend = run->backend;
+  if (run->summary.contains("best_speedup") && run->summary["best_speedup"].is_number()) {
+    t.recorded = run->summary["best_speedup"].get<double>();
+  }
+  if (!FileExists(t.candidate_path)) {
+    return Status::InvalidArgument(run_dir + " has no best.py (no correct candidate yet)");
+  }
+  if (!FileExists(t.problem_path)) {
+    return Status::InvalidArgument("the run's problem " + t.problem_path +
+                                   " is not found from here: run verify from the directory the "
+                                   "run was started in, or pass PROBLEM.py " + t.candidate_path);
+  }
+  return t;
+}
+
+}  // namespace
+
+CLI::App* AddVerifyCommand(CLI::App& app, VerifyCommandOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Re-evaluate a kernel before you ship it: a run's best.py (RUN_DIR) or CANDIDATE.py "
+      "against PROBLEM.py, in a fresh worker, timed by the evaluator's method and by an "
+      "independent one (do_bench_cudagraph on a GPU, a wall-clock loop on the CPU); prints "
+      "both figures and whether they agree.\nExit status: 0 correct and agreeing, 1 not "
+      "correct or the figures differ, 2 usage or input error.");
+  cmd->add_option("target", o.target, "RUN_DIR, or PROBLEM.py followed by CANDIDATE.py")
+      ->required();
+  cmd->add_option("candidate", o.candidate_path, "CANDIDATE.py (with PROBLEM.py)");
+  cmd->add_option("--backend", o.backend,
+                  "triton | cuda | cpu (default: the run's, else triton on a GPU, else cpu)")
+      ->check(CLI::IsMember({"triton", "cuda", "cpu"}));
+  cmd->add_flag("--json", o.json, "Print the outcome as one JSON object");
+  cmd->add_option("--python", o.python,
+                  "Python interpreter with torch for the worker (default: $KS_PYTHON or python3)");
+  return cmd;
+}
+
+int RunVerifyCommand(const VerifyCommandOptions& o) {
+  Target target;
+  if (IsDirectory(o.target)) {
+    if (!o.candidate_path.empty()) {
+      return UsageError("give a run directory alone, or PROBLEM.py and CANDIDATE.py");
+    }
+    Result<Target> t = TargetOfRun(o.target);
+    if (!t.ok()) return UsageError(t.status().message());
+    target = *t;
+  } else {
+    if (o.candidate_path.empty()) {
+      return UsageError(o.target + " is not a run directory: give RUN_DIR, or PROBLEM.py and "
+                        "CANDIDATE.py");
+    }
+    target.problem_path = o.target;
+    target.candidate_path = o.candidate_path;
+  }
+  if (!o.backend.empty()) target.backend = o.backend;
+  Result<SourceFile> problem = LoadProblem(target.problem_path);
+  if (!problem.ok()) return UsageError(problem.status().message());
+  Result<SourceFile> candidate = LoadCandidate(target.candidate_path);
+  if (!candidate.ok()) return UsageError(candidate.status().message());
+
+  WorkerPoolOptions pool_options;
+  if (!o.python.empty()) {
+    pool_options.python = o.python;
+  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
+    pool_options.python = env;
+  }
+  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
+  if (!pool.ok()) return UsageError(pool.status().message());
+  Result<nlohmann::json> hello = (*pool)->Hello();
+  if (!hello.ok()) {
+    return UsageError("the evaluation worker did not start: " + hello.status().message());
+  }
+  Result<std::string> backend = ResolveBackend(target.backend, *hello);
+  if (!backend.ok()) return UsageError(backend.status().message());
+
+  EvalRequest request;
+  request.problem_path = problem->path;
+  request.problem_source = problem->source;
+  request.candidate_path = candidate->path;
+  request.candidate_source = candidate->source;
+  request.backend = *backend;
+  VerifyOutcome v = Verify(pool->get(), std::move(request));
+  (*pool)->Shutdown();
+  if (v.result.status == EvalStatus::kInfraError) {
+    return UsageError("the evaluation could not run: " + v.result.message);
+  }
+  if (o.json) {
+    nlohmann::json j = v.ToJson();
+    j["candidate"] = target.candidate_path;
+    j["recorded_speedup"] = target.recorded ? nlohmann::json(*target.recorded) : nlohmann::json();
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("verify       {} against {} ({})\n", target.candidate_path, target.problem_path,
+               *backend);
+    if (target.recorded) fmt::print("recorded     {:.3f}x (the run's best)\n", *target.recorded);
+    fmt::print("{}", FormatVerify(v));
+  }
+  return v.ok() ? kExitOk : kExitFailed;
+}
+
+}  // namespace ks
