@@ -57,6 +57,19 @@ def _storage_ptr(t: torch.Tensor) -> int:
         return id(t)
 
 
+def _timed_sample(api: CudaApi, runner: Any, name: str) -> tuple[Any, Any, float]:
+    """One sample of `name`: (start event, end event, host seconds). The eager runner is also
+    timed by the host clock across device-wide syncs, so work on any stream counts."""
+    e0, e1 = api.event(), api.event()
+    if runner.method != "cuda_events":
+        runner.run(name, e0, e1)
+        return e0, e1, 0.0
+    api.synchronize()
+    wall = _perf_counter()
+    runner.run(name, e0, e1)
+    return e0, e1, _perf_counter() - wall
+
+
 def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
     """Which candidate samples (indices over both candidate blocks) are checked: drawn from
     os.urandom mixed with the seed, so the candidate cannot know them in advance."""
@@ -86,7 +99,6 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
     plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
         if inputs.checked else set()
     rnd = random.Random(os.urandom(16))
-    eager = runner.method == "cuda_events"
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
                            "mismatch": False, "tampered": None}
@@ -103,15 +115,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
         skip_next = False
         for _ in range((n_signed if signed else n)[name]):
             inputs.refresh(signed)
-            wall = 0.0
-            e0, e1 = api.event(), api.event()
-            if eager:  # host clock across device-wide syncs: work on any stream counts
-                api.synchronize()
-                wall = _perf_counter()
-                runner.run(name, e0, e1)
-                wall = _perf_counter() - wall
-            else:
-                runner.run(name, e0, e1)
+            e0, e1, wall = _timed_sample(api, runner, name)
             evs.append((e0, e1, not skip_next, wall))
             skip_next = False
             if name == "cand":
@@ -152,18 +156,9 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
         for _ in range(min(math.ceil(cfg.steady_heat_s / t), 2000)):
             runner.run(name)
         n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
-        evs = []
+        evs: list[tuple[Any, Any, float]] = []
         for _ in range(n):
-            e0, e1 = api.event(), api.event()
-            wall = 0.0
-            if runner.method == "cuda_events":  # host clock across device-wide syncs
-                api.synchronize()
-                wall = _perf_counter()
-                runner.run(name, e0, e1)
-                wall = _perf_counter() - wall
-            else:
-                runner.run(name, e0, e1)
-            evs.append((e0, e1, wall))
+            evs.append(_timed_sample(api, runner, name))
         api.synchronize()
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, wall in evs]
         out[name] = times

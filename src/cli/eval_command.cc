@@ -7,10 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "cli/backend_choice.h"
+#include "cli/one_off_pool.h"
 #include "cli/eval_report.h"
 #include "eval/feedback.h"
-#include "eval/worker_pool.h"
 #include "task/task.h"
 
 namespace ks {
@@ -82,30 +81,17 @@ int RunEvalCommand(const EvalCommandOptions& o) {
     baseline = *b;
   }
 
-  WorkerPoolOptions pool_options;
-  if (!o.python.empty()) {
-    pool_options.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    pool_options.python = env;
-  }
-  if (o.gpu) pool_options.gpus = {*o.gpu};
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
-  if (!pool.ok()) return UsageError(pool.status().message());
-  Result<nlohmann::json> hello = (*pool)->Hello();
-  if (!hello.ok()) {
-    return UsageError("the evaluation worker did not start: " + hello.status().message() +
-                      "\n(Is torch installed for " + pool_options.python +
-                      "? scripts/install-deps installs it.)");
-  }
-  Result<std::string> backend = ResolveBackend(o.backend, *hello);
-  if (!backend.ok()) return UsageError(backend.status().message());
+  Result<OneOffPool> started = StartOneOffPool(o.python, o.gpu, o.backend);
+  if (!started.ok()) return UsageError(started.status().message());
+  std::unique_ptr<WorkerPool>& pool = started->pool;
+  const std::string& backend = started->backend;
 
   EvalRequest request;
   request.problem_path = problem->path;
   request.problem_source = problem->source;
   request.candidate_path = candidate->path;
   request.candidate_source = candidate->source;
-  request.backend = *backend;
+  request.backend = backend;
   request.trials = o.trials;
   request.tolerance = o.tolerance;
   request.seed = o.seed;
@@ -117,7 +103,7 @@ int RunEvalCommand(const EvalCommandOptions& o) {
 
   int exit_code = kExitOk;
   for (int i = 0; i < o.repeat; ++i) {
-    EvalResult result = (*pool)->Evaluate(request);
+    EvalResult result = pool->Evaluate(request);
     if (o.json) {
       fmt::print("{}\n", result.ToJson().dump());
     } else {
@@ -131,7 +117,7 @@ int RunEvalCommand(const EvalCommandOptions& o) {
       exit_code = kExitFailed;
     }
   }
-  (*pool)->Shutdown();
+  pool->Shutdown();
   return exit_code;
 }
 

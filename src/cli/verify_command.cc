@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <memory>
 
-#include "cli/backend_choice.h"
+#include "cli/one_off_pool.h"
 #include "cli/evolve_setup.h"
 #include "core/file.h"
-#include "eval/worker_pool.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
 #include "verify/verify.h"
@@ -117,29 +115,19 @@ int RunVerifyCommand(const VerifyCommandOptions& o) {
   Result<SourceFile> candidate = LoadCandidate(target.candidate_path);
   if (!candidate.ok()) return UsageError(candidate.status().message());
 
-  WorkerPoolOptions pool_options;
-  if (!o.python.empty()) {
-    pool_options.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    pool_options.python = env;
-  }
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
-  if (!pool.ok()) return UsageError(pool.status().message());
-  Result<nlohmann::json> hello = (*pool)->Hello();
-  if (!hello.ok()) {
-    return UsageError("the evaluation worker did not start: " + hello.status().message());
-  }
-  Result<std::string> backend = ResolveBackend(target.backend, *hello);
-  if (!backend.ok()) return UsageError(backend.status().message());
+  Result<OneOffPool> started = StartOneOffPool(o.python, std::nullopt, target.backend);
+  if (!started.ok()) return UsageError(started.status().message());
+  std::unique_ptr<WorkerPool>& pool = started->pool;
+  const std::string& backend = started->backend;
 
   EvalRequest request;
   request.problem_path = problem->path;
   request.problem_source = problem->source;
   request.candidate_path = candidate->path;
   request.candidate_source = candidate->source;
-  request.backend = *backend;
-  VerifyOutcome v = Verify(pool->get(), std::move(request));
-  (*pool)->Shutdown();
+  request.backend = backend;
+  VerifyOutcome v = Verify(pool.get(), std::move(request));
+  pool->Shutdown();
   if (v.result.status == EvalStatus::kInfraError) {
     return UsageError("the evaluation could not run: " + v.result.message);
   }
@@ -150,7 +138,7 @@ int RunVerifyCommand(const VerifyCommandOptions& o) {
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("verify       {} against {} ({})\n", target.candidate_path, target.problem_path,
-               *backend);
+               backend);
     if (target.recorded) fmt::print("recorded     {:.3f}x (the run's best)\n", *target.recorded);
     fmt::print("{}", FormatVerify(v));
   }
