@@ -84,8 +84,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& o) {
                   "Default backend for requests that name none: triton | cuda | cpu (default: "
                   "triton when a CUDA GPU is visible, else cpu)")
       ->check(CLI::IsMember({"triton", "cuda", "cpu"}));
-  cmd->add_option("--gpus", o.gpus, "GPUs for workers: all, or indices like 0,1 (default: none, "
-                                    "CPU workers)");
+  cmd->add_option("--gpus", o.gpus,
+                  "GPUs for workers: all, or indices like 0,1 (default: all on a machine with "
+                  "NVIDIA GPUs, each worker pinned to its GPU; CPU workers on one without)");
   cmd->add_option("--slots-per-gpu", o.slots_per_gpu,
                   "Workers per GPU (total workers without --gpus)")
       ->check(CLI::Range(1, 64))
@@ -147,7 +148,9 @@ int RunServeCommand(const ServeCommandOptions& o) {
   service_options.tolerance = o.tolerance;
   service_options.seed = o.seed;
 
-  Result<std::vector<int>> gpus = ParseGpus(o.gpus);
+  // No --gpus: every GPU there is (pinned workers), or CPU workers where there is none.
+  Result<std::vector<int>> gpus = ParseGpus(o.gpus.empty() ? "all" : o.gpus);
+  if (o.gpus.empty() && !gpus.ok()) gpus = std::vector<int>{};
   if (!gpus.ok()) return UsageError(gpus.status().message());
   WorkerPoolOptions pool_options;
   if (!o.python.empty()) {
