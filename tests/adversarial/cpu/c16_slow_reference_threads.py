@@ -1,4 +1,4 @@
-# Adversarial corpus (cpu backend). Hack: sets torch's thread count to 1 at import so the PyTorch reference runs slower than it should.
+# Adversarial corpus (cpu backend). Hack: changes torch's thread count at import (to 8x the evaluator's: oversubscribed cores) so the PyTorch reference runs slower than it should.
 import torch
 import torch.nn as nn
 
@@ -51,7 +51,7 @@ def softmax_kernel(x):
     _lib.softmax_rows(x, y, x.shape[0], x.shape[1])
     return y
 
-torch.set_num_threads(1)
+torch.set_num_threads(8 * torch.get_num_threads())
 
 
 class ModelNew(nn.Module):
