@@ -38,6 +38,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker.correctness import bitwise_equal
 from kernelsmith_worker.inputs import map_tensors, nbytes, tensors_in
 from kernelsmith_worker.stress import finite
 
@@ -158,7 +159,7 @@ class RotatingInputs:
                 return "a timed input tensor was re-seated or re-strided in place"
         for _, pool, slots, _ in self._pools:  # a fixed tensor's pool rows are its values
             for j, slot in enumerate(slots):
-                if not bool(torch.equal(slot, pool[j])):
+                if not bitwise_equal(slot, pool[j]):  # bytes: a NaN input equals itself
                     return "a timed input's values were written by the candidate"
         return None
 

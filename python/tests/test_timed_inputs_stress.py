@@ -185,3 +185,12 @@ def test_own_distribution_checks_hold_the_candidate_to_its_trial_precision():
     assert not rot.agree(low_precision, ref)  # less precise only while timed
     rot.refresh(signed=True)
     assert rot.agree(low_precision, ref)  # signed samples: the norm-wise budget alone
+
+
+def test_an_input_with_nan_is_not_taken_for_a_written_slot():
+    base = torch.rand(8, 16)
+    base[2, 3] = float("nan")  # a problem may hand over NaN on purpose
+    rot = RotatingInputs([base], torch.device("cpu"), 1 << 20, lambda c, r: True)
+    rot.use(2)
+    rot.refresh()
+    assert rot.tampered() is None
