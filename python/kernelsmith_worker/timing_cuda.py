@@ -486,7 +486,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
     rec.update({
         "ref_eager_us": ref_eager_us, "l2_flush": True, "warmup_s": got["heat_s"],
         "warmup_windows": got["heats"], "warmup_stable": drift <= cfg.block_drift_warn,
-        "blocks": got["blocks"] + steady["blocks"], "timed_checks": got["checked"], "timed_kernels": timed_kernels,
+        "blocks": got["blocks"] + steady["blocks"], "timed_checks": got["checked"],
+        "timed_kernels": timed_kernels,
         "wall_check": {k: wall[k] for k in ("event_us", "wall_us", "ratio")},
         "fallback_reason": fallback_reason, "graph_check": graph_check,
     })
