@@ -19,9 +19,9 @@ Result<OneOffPool> StartOneOffPool(const std::string& python_flag, std::optional
   if (!pool.ok()) return Status::InvalidArgument(pool.status().message());
   Result<nlohmann::json> hello = (*pool)->Hello();
   if (!hello.ok()) {
-    return Status::InvalidArgument("the evaluation worker did not start: " +
-                                   hello.status().message() + "\n(Is torch installed for " +
-                                   options.python + "? scripts/install-deps installs it.)");
+    return Status::InvalidArgument(
+        "the evaluation worker did not start: " + hello.status().message() +
+        "\n(Is torch installed for " + options.python + "? scripts/install-deps installs it.)");
   }
   Result<std::string> resolved = ResolveBackend(backend, *hello);
   if (!resolved.ok()) return Status::InvalidArgument(resolved.status().message());

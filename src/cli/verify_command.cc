@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "cli/one_off_pool.h"
 #include "cli/evolve_setup.h"
+#include "cli/one_off_pool.h"
 #include "core/file.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
@@ -65,7 +65,8 @@ Result<Target> TargetOfRun(const std::string& run_dir) {
   if (!FileExists(t.problem_path)) {
     return Status::InvalidArgument("the run's problem " + t.problem_path +
                                    " is not found from here: run verify from the directory the "
-                                   "run was started in, or pass PROBLEM.py " + t.candidate_path);
+                                   "run was started in, or pass PROBLEM.py " +
+                                   t.candidate_path);
   }
   return t;
 }
@@ -103,7 +104,8 @@ int RunVerifyCommand(const VerifyCommandOptions& o) {
     target = *t;
   } else {
     if (o.candidate_path.empty()) {
-      return UsageError(o.target + " is not a run directory: give RUN_DIR, or PROBLEM.py and "
+      return UsageError(o.target +
+                        " is not a run directory: give RUN_DIR, or PROBLEM.py and "
                         "CANDIDATE.py");
     }
     target.problem_path = o.target;

@@ -38,9 +38,9 @@ VerifyOutcome VerifyFromResult(EvalResult result) {
   }
   v.method = ind->value("method", std::string());
   v.independent = Number(*ind, "speedup");
-  if (auto range = ind->find("speedup_range");
-      range != ind->end() && range->is_array() && range->size() == 2 &&
-      (*range)[0].is_number() && (*range)[1].is_number()) {
+  if (auto range = ind->find("speedup_range"); range != ind->end() && range->is_array() &&
+                                               range->size() == 2 && (*range)[0].is_number() &&
+                                               (*range)[1].is_number()) {
     v.independent_lo = (*range)[0].get<double>();
     v.independent_hi = (*range)[1].get<double>();
   }
@@ -97,7 +97,8 @@ std::string FormatVerify(const VerifyOutcome& v) {
   if (v.result.speedup) {
     out += fmt::format("evaluator    {:.3f}x", *v.result.speedup);
     if (v.result.speedup_ci_lo && v.result.speedup_ci_hi) {
-      out += fmt::format(" (95% CI {:.3f}-{:.3f})", *v.result.speedup_ci_lo, *v.result.speedup_ci_hi);
+      out +=
+          fmt::format(" (95% CI {:.3f}-{:.3f})", *v.result.speedup_ci_lo, *v.result.speedup_ci_hi);
     }
     out += "\n";
   }
@@ -110,9 +111,10 @@ std::string FormatVerify(const VerifyOutcome& v) {
   }
   out += fmt::format(" [{}]\n", v.method);
   out += v.agree ? fmt::format("verdict      agree ({:+.1f} %)\n", 100 * v.difference)
-                 : fmt::format("verdict      DIFFER: the independent figure is {:+.1f} % off the "
-                               "evaluator's, outside both intervals\n",
-                               100 * v.difference);
+                 : fmt::format(
+                       "verdict      DIFFER: the independent figure is {:+.1f} % off the "
+                       "evaluator's, outside both intervals\n",
+                       100 * v.difference);
   return out;
 }
 

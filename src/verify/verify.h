@@ -13,12 +13,12 @@
 namespace ks {
 
 struct VerifyOutcome {
-  EvalResult result;                       // the evaluator's verdict and figure
-  std::optional<double> independent;       // the independent method's speedup
-  std::optional<double> independent_lo;    // its range over the repeats
+  EvalResult result;                     // the evaluator's verdict and figure
+  std::optional<double> independent;     // the independent method's speedup
+  std::optional<double> independent_lo;  // its range over the repeats
   std::optional<double> independent_hi;
-  std::string method;                      // e.g. "do_bench_cudagraph"
-  std::string independent_error;           // why there is no independent figure
+  std::string method;             // e.g. "do_bench_cudagraph"
+  std::string independent_error;  // why there is no independent figure
   // The evaluator's CI and the independent range overlap (or no CI: within 2 %).
   bool agree = false;
   double difference = 0;  // independent / evaluator - 1

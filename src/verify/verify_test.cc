@@ -16,9 +16,9 @@ EvalResult Timed(double speedup, double lo, double hi, nlohmann::json independen
 }
 
 TEST(VerifyTest, OverlappingIntervalsAgree) {
-  VerifyOutcome v = VerifyFromResult(Timed(
-      2.0, 1.98, 2.02,
-      {{"method", "do_bench_cudagraph"}, {"speedup", 2.01}, {"speedup_range", {2.0, 2.03}}}));
+  VerifyOutcome v = VerifyFromResult(
+      Timed(2.0, 1.98, 2.02,
+            {{"method", "do_bench_cudagraph"}, {"speedup", 2.01}, {"speedup_range", {2.0, 2.03}}}));
   EXPECT_TRUE(v.agree);
   EXPECT_TRUE(v.ok());
   EXPECT_NEAR(v.difference, 0.005, 1e-9);
