@@ -37,7 +37,10 @@ for f in m["faults"]:
     print("\t".join([f["file"], f["backend"], ",".join(f["expect"]), f.get("message", "")]))
 PY
 
-honest_backend=cpu
+# The follow-up that proves the replaced worker still serves: on the backend under test.
+honest_backend=cpu honest_file=honest.py
+[ "$gpu" = 1 ] && honest_backend=triton honest_file=honest_triton.py
+[ -s "$tmp/cases" ] || { echo "faults: no entries selected from $here/manifest.json" >&2; exit 2; }
 survived=0
 total=0
 while IFS=$'\t' read -r file backend expect message; do
@@ -48,7 +51,7 @@ while IFS=$'\t' read -r file backend expect message; do
       "$tmp/result.json" 2>/dev/null || echo "no-result")
   msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("message",""))' \
       "$tmp/result.json" 2>/dev/null)
-  "$bin" eval "$here/problem.py" "$here/candidates/honest.py" --backend "$honest_backend" \
+  "$bin" eval "$here/problem.py" "$here/candidates/$honest_file" --backend "$honest_backend" \
       --trials 2 --no-timing > "$tmp/honest" 2>&1
   honest=$?
   if [[ ",$expect," == *",$status,"* && "$msg" == *"$message"* && $honest -eq 0 ]]; then
