@@ -522,6 +522,67 @@ def test_fake_cuda_steady_state_never_raises_the_speedup():
     assert rec["speedup"] == rec["speedup_checked"]
 
 
+class ReplayOps:
+    """A graph whose replay runs Python callables."""
+
+    def __init__(self, *ops):
+        self.ops = ops
+
+    def replay(self):
+        for op in self.ops:
+            op()
+
+
+def test_graph_check_detects_unwritten_output():
+    x = torch.randn(64)
+    out = torch.empty(64)
+
+    def fn():
+        return torch.relu(x)
+    assert timing._graph_reproduces(ReplayOps(lambda: torch.clamp(x, min=0, out=out)), out,
+                                     fn) is True
+    assert timing._graph_reproduces(ReplayOps(), out, fn) is False  # replay writes nothing
+    assert timing._graph_reproduces(ReplayOps(lambda: out.fill_(3.0)), out, fn) is False
+
+
+def test_graph_check_int_bool_tuple_and_unknown_outputs():
+    x = torch.randint(0, 10, (32,))
+    oi, ob = torch.empty(32, dtype=torch.int64), torch.empty(32, dtype=torch.bool)
+
+    def fn():
+        return x * 2, x > 4
+
+    def op():
+        torch.mul(x, 2, out=oi)
+        torch.gt(x, 4, out=ob)
+    assert timing._graph_reproduces(ReplayOps(op), (oi, ob), fn) is True
+    assert timing._graph_reproduces(ReplayOps(), (oi, ob), fn) is False
+    assert timing._graph_reproduces(ReplayOps(), None, lambda: None) is None
+    assert timing._graph_reproduces(ReplayOps(), oi, lambda: (oi, ob)) is False
+
+
+def test_graph_check_restores_an_aliased_input():
+    x = torch.randn(16)
+
+    def fn():  # in place: the output is the input's storage
+        return torch.relu_(x)
+    before = torch.relu(x.clone())
+    assert timing._graph_reproduces(ReplayOps(lambda: torch.relu_(x)), x, fn) is False
+    assert torch.equal(x, before)  # poisoned during the check, put back afterwards
+    # a view that cannot be copied into (expanded): the storage itself is put back
+    assert timing._graph_reproduces(ReplayOps(), x.expand(4, 16), lambda: x.expand(4, 16)) is False
+    assert torch.equal(x, before)
+
+
+def test_checkable_calls_skip_outputs_a_later_call_overwrote():
+    from kernelsmith_worker.timing_blocks import _checkable
+
+    a, b = torch.zeros(2), torch.zeros(2)
+    assert _checkable([a, b, torch.zeros(2)]) == [0, 1, 2]  # each call its own buffer
+    assert _checkable([a, a, a]) == [0]  # one reused buffer: only the last call (j = 0)
+    assert _checkable([a, b, a]) == [0, 1]
+
+
 def test_fake_cuda_a_candidate_that_writes_its_timed_input_is_rejected():
     from kernelsmith_worker.timed_inputs import RotatingInputs
 
