@@ -131,24 +131,19 @@ def _resolve(dotted: str) -> Any:
 
 
 def _settings() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
-    """Global torch settings: name → (getter, setter)."""
-    cudnn = torch.backends.cudnn
+    """Global torch settings: name → (getter, setter). The cuDNN and oneDNN flags come from
+    _backend_flags(), which finds every flag torch.backends declares."""
     cmm = torch.backends.cuda.matmul
 
     def attr(obj: Any, name: str) -> tuple[Callable[[], Any], Callable[[Any], None]]:
         return (lambda: getattr(obj, name), lambda v: setattr(obj, name, v))
 
     out: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
-        "torch.backends.cudnn.enabled": attr(cudnn, "enabled"),
-        "torch.backends.cudnn.benchmark": attr(cudnn, "benchmark"),
-        "torch.backends.cudnn.deterministic": attr(cudnn, "deterministic"),
-        "torch.backends.cudnn.allow_tf32": attr(cudnn, "allow_tf32"),
         "torch.backends.cuda.matmul.allow_tf32": attr(cmm, "allow_tf32"),
         "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction":
             attr(cmm, "allow_fp16_reduced_precision_reduction"),
         "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction":
             attr(cmm, "allow_bf16_reduced_precision_reduction"),
-        "torch.backends.mkldnn.enabled": attr(torch.backends.mkldnn, "enabled"),
         "torch.get_float32_matmul_precision()":
             (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
         "torch.are_deterministic_algorithms_enabled()":

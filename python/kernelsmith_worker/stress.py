@@ -101,13 +101,11 @@ def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, 
     if not (ref.is_floating_point() or ref.is_complex()):
         same = bool(torch.equal(out, ref))
         return same, "" if same else "integer output differs from the reference"
-    o = out.detach().to(torch.float64).reshape(-1)
-    r = ref.detach().to(torch.float64).reshape(-1)
-    if not bool(torch.isfinite(o).all()):
+    norms = _error_and_norm(out, ref)
+    if norms is None:
         return False, "output has NaN/inf where the reference is finite"
-    err = float(torch.linalg.vector_norm(o - r))
-    norm = float(torch.linalg.vector_norm(r))
-    budget = rtol * norm + atol * math.sqrt(max(r.numel(), 1))
+    err, norm = norms
+    budget = rtol * norm + atol * math.sqrt(max(ref.numel(), 1))
     if err <= budget:
         return True, ""
     rel = err / norm if norm > 0 else math.inf
@@ -122,10 +120,17 @@ def normwise_rel_error(out: Any, ref: Any) -> float:
     if not (isinstance(ref, torch.Tensor) and isinstance(out, torch.Tensor)) \
             or not ref.is_floating_point() or out.shape != ref.shape:
         return 0.0
+    norms = _error_and_norm(out, ref)
+    if norms is None:
+        return math.inf
+    err, norm = norms
+    return err / norm if norm > 0 else (0.0 if err == 0 else math.inf)
+
+
+def _error_and_norm(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float] | None:
+    """(||out - ref||_2, ||ref||_2) in float64, or None when the output is not finite."""
     o = out.detach().to(torch.float64).reshape(-1)
     r = ref.detach().to(torch.float64).reshape(-1)
     if not bool(torch.isfinite(o).all()):
-        return math.inf
-    norm = float(torch.linalg.vector_norm(r))
-    err = float(torch.linalg.vector_norm(o - r))
-    return err / norm if norm > 0 else (0.0 if err == 0 else math.inf)
+        return None
+    return float(torch.linalg.vector_norm(o - r)), float(torch.linalg.vector_norm(r))

@@ -375,42 +375,35 @@ Status Engine::Impl::Integrate(const EngineOutcome& outcome) {
 
 void Engine::Impl::ConsiderBest(const ProgramRecord& program, const EvalResult& result) {
   if (result.status != EvalStatus::kOk) return;
-  if (!result.speedup) {
-    // Correct but not timed (--no-timing, or a timing that gave no figure): it is kept as the
-    // best only while nothing timed is, and never with a speedup it did not measure.
-    if (!best_id.empty()) return;
-    best_id = program.id;
-    best_ci_hi = 0;
-    if (!options.run_dir.empty()) {
-      Status s = WriteFileAtomic(options.run_dir + "/best.py", program.code);
-      if (!s.ok()) Log("could not write best.py: " + s.message());
-    }
-    Log(fmt::format("new best: {} (correct, not timed)", program.id));
-    return;
-  }
-  double speedup = *result.speedup;
-  if (best_speedup && speedup <= *best_speedup) return;
-  // Within the noise of the incumbent (the challenger's CI reaches the incumbent's): time the
-  // challenger against the incumbent itself, interleaved in one worker. It becomes the best
-  // only if it is faster there beyond the noise (the duel's CI above 1).
-  if (best_speedup && result.speedup_ci_lo && *result.speedup_ci_lo <= best_ci_hi) {
-    ++rechecks;
-    std::string verdict = Duel(program);
-    if (!verdict.empty()) {
-      ++rechecks_rejected;
-      Log(fmt::format("{}: {:.3f}x not declared best: {} (best {} at {:.3f}x)", program.id,
-                      speedup, verdict, best_id, *best_speedup));
-      return;
+  // Correct but not timed (a timing that gave no figure): kept as the best only while nothing
+  // is, and never with a speedup it did not measure.
+  if (!result.speedup && !best_id.empty()) return;
+  if (result.speedup) {
+    double speedup = *result.speedup;
+    if (best_speedup && speedup <= *best_speedup) return;
+    // Within the noise of the incumbent (the challenger's CI reaches the incumbent's): time
+    // the challenger against the incumbent itself, interleaved in one worker. It becomes the
+    // best only if it is faster there beyond the noise (the duel's CI above 1).
+    if (best_speedup && result.speedup_ci_lo && *result.speedup_ci_lo <= best_ci_hi) {
+      ++rechecks;
+      std::string verdict = Duel(program);
+      if (!verdict.empty()) {
+        ++rechecks_rejected;
+        Log(fmt::format("{}: {:.3f}x not declared best: {} (best {} at {:.3f}x)", program.id,
+                        speedup, verdict, best_id, *best_speedup));
+        return;
+      }
     }
   }
   best_id = program.id;
-  best_speedup = speedup;
-  best_ci_hi = result.speedup_ci_hi.value_or(speedup);
+  best_speedup = result.speedup;
+  best_ci_hi = result.speedup ? result.speedup_ci_hi.value_or(*result.speedup) : 0;
   if (!options.run_dir.empty()) {
     Status s = WriteFileAtomic(options.run_dir + "/best.py", program.code);
     if (!s.ok()) Log("could not write best.py: " + s.message());
   }
-  Log(fmt::format("new best: {} at {:.3f}x", program.id, speedup));
+  Log(result.speedup ? fmt::format("new best: {} at {:.3f}x", program.id, *result.speedup)
+                     : fmt::format("new best: {} (correct, not timed)", program.id));
 }
 
 std::string Engine::Impl::Duel(const ProgramRecord& challenger) {
