@@ -34,8 +34,8 @@ constexpr int kExitWaiting = 3;
 
 int UsageError(const std::string& message) { return EvolveUsageError(message); }
 
-// The run's final status could not be stored: say so (a later --resume or `evolve --status`
-// would otherwise show a stale state). Returns whether it was stored.
+// The run's status could not be stored: say so (a later --resume or --summary-only would
+// otherwise show a stale state). Returns whether it was stored.
 bool ReportStatusWrite(const Status& s, const std::string& run_dir) {
   if (s.ok()) return true;
   fmt::print(stderr, "kernelsmith evolve: error: cannot store the run's status in {}/run.db: {}\n",
@@ -323,9 +323,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
       return UsageError(problem->path + " differs from the problem this run was started on (" +
                         run->problem_path + "); resume with the same problem file");
     }
-    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kRunning); !st.ok()) {
-      fmt::print(stderr, "kernelsmith evolve: error: cannot mark the run as running in {}: {}\n",
-                 o.run_dir + "/run.db", st.message());
+    if (!ReportStatusWrite((*store)->UpdateRunStatus(run_id, RunStatus::kRunning), o.run_dir)) {
       return kExitNotFound;
     }
   }
