@@ -343,8 +343,8 @@ class _Evaluation:
         self.findings.extend(list(out.get("findings") or []))
         audit = self.stages.get("audit") or {}
         own = set(audit.get("custom_kernels") or [])
-        self.findings.extend(timed_findings(rec.pop("timed_kernels", None), own,
-                                            int(rec.get("calls_per_sample") or 1),
+        timed = rec.pop("timed_kernels", None) or {}
+        self.findings.extend(timed_findings(timed.get("kernels"), own, int(timed.get("calls") or 1),
                                             int(audit.get("custom_launches_per_call") or 0)))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")

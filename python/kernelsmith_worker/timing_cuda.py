@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from typing import Any, Callable
 
 import torch
@@ -81,7 +82,7 @@ class CudaApi:
     def empty_cache(self) -> None:
         torch.cuda.empty_cache()
 
-    def kernels_of(self, call: Callable[[], None], limit: int = 4000) -> list[list] | None:
+    def kernels_of(self, call: Callable[[], None], limit: int = 100000) -> list[list] | None:
         """[name, device us] of every kernel call() ran on the device (all streams, graph
         replays included), from the CUDA profiler; None when it cannot profile."""
         try:
@@ -159,13 +160,39 @@ class _EagerRunner:
         self.outputs = {}
 
 
-def _run_unflushed(runner: Any, name: str) -> None:
-    """One sample of `name` without the L2 flush (whose kernel is the evaluator's)."""
-    flush, runner.flush = runner.flush, _no_flush
-    try:
-        runner.run(name)
-    finally:
-        runner.flush = flush
+# Candidate samples profiled for the launch accounting. The first may differ from a timed one
+# (starting the profiler leaves a gap before it); the others follow each other as timed
+# samples do.
+ACCOUNTED_SAMPLES = 5
+
+
+def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dict | None:
+    """The kernels of ACCOUNTED_SAMPLES candidate samples run exactly as timed ones, back to
+    back (new input values, L2 flush, then the sample), less the evaluator's own kernels: the
+    refresh and the flush, profiled alone first and removed by name and count. Returns
+    {"kernels": [[name, us], ...], "calls": calls made} or None when it cannot profile."""
+    def evaluator_part() -> None:
+        for _ in range(ACCOUNTED_SAMPLES):
+            inputs.refresh(False)
+            runner.flush()
+
+    def samples() -> None:
+        for _ in range(ACCOUNTED_SAMPLES):
+            inputs.refresh(False)
+            runner.run("cand")
+
+    own = api.kernels_of(evaluator_part)
+    got = api.kernels_of(samples)
+    if own is None or got is None:
+        return None
+    left = Counter(name for name, _ in own)
+    kernels = []
+    for name, us in got:
+        if left[name] > 0:
+            left[name] -= 1
+            continue
+        kernels.append([name, us])
+    return {"kernels": kernels, "calls": ACCOUNTED_SAMPLES * runner.calls_per_sample}
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
@@ -426,8 +453,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             steady = _steady_blocks(api, runner, replay, cfg)
             api.synchronize()
             got["tampered"] = got["tampered"] or inputs.tampered()
-            # what a timed sample runs on the device, for the audit's accounting
-            timed_kernels = api.kernels_of(lambda: _run_unflushed(runner, "cand"))
+            # what timed samples run on the device, for the audit's accounting
+            timed_kernels = _timed_sample_kernels(api, runner, inputs)
         finally:
             runner.close()
         if got["tampered"]:
