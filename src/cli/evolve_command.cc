@@ -1,7 +1,5 @@
 #include "cli/evolve_command.h"
 
-#include "core/config_file.h"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -17,6 +15,8 @@
 #include <vector>
 
 #include "cli/evolve_setup.h"
+#include "cli/final_verify.h"
+#include "core/config_file.h"
 #include "core/file.h"
 #include "engine/engine.h"
 #include "engine/proposer_factory.h"
@@ -131,8 +131,9 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       ->capture_default_str();
   cmd->add_option("--run-dir", o.run_dir, "Run directory (default: runs/<problem>-<time>)");
   cmd->add_flag("--resume", o.resume, "Continue the run in --run-dir from its run.db");
-  cmd->add_option("--config", o.config_path,
-                  "YAML (.yaml/.yml) or JSON file of options (keys: flag names with '_' for '-'); flags win");
+  cmd->add_option(
+      "--config", o.config_path,
+      "YAML (.yaml/.yml) or JSON file of options (keys: flag names with '_' for '-'); flags win");
   cmd->add_option("--islands", o.islands, "Islands of the archive")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
@@ -181,6 +182,11 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--python", o.python, "Python with torch for the workers");
+  cmd->add_flag("--no-verify", o.no_verify,
+                "Do not re-measure the best kernel at the end (by default it is evaluated "
+                "again in a fresh worker and timed by an independent method too, as "
+                "`kernelsmith verify` does; the outcome goes to RUN_DIR/verify.json)")
+      ->envname("KS_NO_VERIFY");
   cmd->add_flag("--summary-only", o.summary_only,
                 "Print the stored summary and per-status counts of --run-dir, then exit")
       ->group("");  // hidden: used by tests
@@ -383,16 +389,38 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   if (s["best_speedup"].is_number()) {
     fmt::print(
         "best speedup: {:.3f}x ({}; seed {})\nbest kernel:  {}/best.py\nsummary:      "
-        "{}/summary.json\nre-measure:   kernelsmith verify {}\n",
+        "{}/summary.json\n",
         s["best_speedup"].get<double>(), s["best_program_id"].get<std::string>(),
         s["seed_speedup"].is_number() ? fmt::format("{:.3f}x", s["seed_speedup"].get<double>())
                                       : std::string("not correct"),
-        o.run_dir, o.run_dir, o.run_dir);
+        o.run_dir, o.run_dir);
+    if (o.no_verify) {
+      fmt::print("re-measure:   kernelsmith verify {}\n", o.run_dir);
+      return kExitFound;
+    }
+    std::fflush(stdout);
+    FinalVerifyInput in{o.python,
+                        o.backend,
+                        problem->path,
+                        problem->source,
+                        o.run_dir,
+                        s["best_program_id"].get<std::string>(),
+                        s["best_speedup"].get<double>()};
+    Result<VerifyOutcome> v = VerifyRunBest(in);
+    if (!v.ok()) {
+      fmt::print(stderr,
+                 "kernelsmith evolve: re-measuring the best kernel failed: {} (the run is "
+                 "stored; try `kernelsmith verify {}`)\n",
+                 v.status().message(), o.run_dir);
+    } else {
+      fmt::print("re-measured in a fresh worker ({}/verify.json):\n{}", o.run_dir,
+                 FormatVerify(*v));
+    }
     return kExitFound;
   }
   if (s.value("best_program_id", std::string()) != "") {
-    fmt::print("best kernel:  {}/best.py ({}: correct, not timed, so no speedup)\n",
-               o.run_dir, s["best_program_id"].get<std::string>());
+    fmt::print("best kernel:  {}/best.py ({}: correct, not timed, so no speedup)\n", o.run_dir,
+               s["best_program_id"].get<std::string>());
     return kExitFound;
   }
   fmt::print("no correct candidate found in {} round(s); see {}/run.log and {}/summary.json\n",

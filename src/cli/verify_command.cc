@@ -134,10 +134,7 @@ int RunVerifyCommand(const VerifyCommandOptions& o) {
     return UsageError("the evaluation could not run: " + v.result.message);
   }
   if (o.json) {
-    nlohmann::json j = v.ToJson();
-    j["candidate"] = target.candidate_path;
-    j["recorded_speedup"] = target.recorded ? nlohmann::json(*target.recorded) : nlohmann::json();
-    fmt::print("{}\n", j.dump());
+    fmt::print("{}\n", VerifyRecord(v, target.candidate_path, target.recorded).dump());
   } else {
     fmt::print("verify       {} against {} ({})\n", target.candidate_path, target.problem_path,
                backend);

@@ -98,6 +98,32 @@ std::string ProblemTable(const ReportData& d) {
                                            rows);
 }
 
+// The best kernel re-measured in a fresh worker (verify.json): both figures and the verdict.
+std::string VerifyLine(const nlohmann::json& v) {
+  auto num = [&](const char* key) {
+    return v.contains(key) && v[key].is_number() ? std::optional<double>(v[key].get<double>())
+                                                 : std::nullopt;
+  };
+  if (v.value("status", std::string()) != "ok") {
+    return fmt::format("<p>Re-measured in a fresh worker: {} ({})</p>\n",
+                       HtmlEscape(v.value("status", std::string("?"))),
+                       HtmlEscape(v.value("message", std::string())));
+  }
+  std::string ci;
+  if (v.contains("speedup_ci95") && v["speedup_ci95"].is_array() && v["speedup_ci95"].size() == 2) {
+    ci = fmt::format(" [{}, {}]", FormatNumber(v["speedup_ci95"][0].get<double>()),
+                     FormatNumber(v["speedup_ci95"][1].get<double>()));
+  }
+  std::string independent =
+      num("independent_speedup")
+          ? fmt::format("{}x ({})", FormatNumber(num("independent_speedup")),
+                        HtmlEscape(v.value("independent_method", std::string())))
+          : "none (" + HtmlEscape(v.value("independent_error", std::string())) + ")";
+  return fmt::format("<p>Re-measured in a fresh worker: evaluator {}x{}, independent {}: {}</p>\n",
+                     FormatNumber(num("speedup")), ci, independent,
+                     v.value("agree", false) ? "agree" : "<b>differ</b>");
+}
+
 std::string Kernels(const ReportData& d) {
   std::string out = "<h2>Best kernels</h2>\n";
   int shown = 0;
@@ -107,6 +133,7 @@ std::string Kernels(const ReportData& d) {
     out += fmt::format("<h3>{}</h3>\n<p>{} ({}x) against {}</p>\n", HtmlEscape(p.name),
                        HtmlEscape(p.best_label), HtmlEscape(FormatNumber(p.best_speedup)),
                        HtmlEscape(p.base_label.empty() ? "nothing" : p.base_label));
+    if (p.verify) out += VerifyLine(*p.verify);
     out += DiffHtml(LineDiff(p.base_code, p.best_code));
   }
   if (shown == 0) out += "<p class=\"muted\">No best kernel.</p>\n";

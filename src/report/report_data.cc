@@ -166,6 +166,13 @@ Status LoadSingleRun(const json& summary, ReportData& data) {
   BenchMetrics m = ComputeBenchMetrics({row.outcome});
   data.groups.emplace_back("overall", GroupMetricsToJson(m.overall));
   ReadRunDb(dir, run_id, summary.value("best_program_id", ""), p, data);
+  if (fs::exists(dir + "/verify.json")) {
+    p.verify = ReadJson(dir + "/verify.json");
+    if (!p.verify || !p.verify->is_object()) {
+      p.verify.reset();
+      data.warnings.push_back(dir + "/verify.json: not valid JSON");
+    }
+  }
   data.problems.push_back(std::move(p));
   return Status::Ok();
 }

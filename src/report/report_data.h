@@ -36,6 +36,8 @@ struct ProblemReport {
   std::string base_label;  // "seed p00001" / "first correct p00004"; empty: none
   std::string best_label;
   LlmUsage llm;
+  // verify.json of the run: the best kernel re-measured at the end (absent: not verified)
+  std::optional<nlohmann::json> verify;
 };
 
 struct ReportData {

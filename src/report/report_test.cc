@@ -123,5 +123,28 @@ TEST(ReportHtmlTest, ShowsGroupsProblemsAndEscapedDiff) {
   EXPECT_EQ(html.find("<sxm>"), std::string::npos);
 }
 
+TEST(ReportHtmlTest, ShowsTheReMeasuredBestAndWhetherItAgrees) {
+  ReportData d;
+  ProblemReport p;
+  p.name = "run";
+  p.best_code = "y = 1\n";
+  p.best_label = "best p2";
+  p.verify = nlohmann::json{{"status", "ok"},
+                            {"speedup", 2.0},
+                            {"speedup_ci95", {1.9, 2.1}},
+                            {"independent_speedup", 2.5},
+                            {"independent_method", "do_bench_cudagraph"},
+                            {"agree", false}};
+  d.problems.push_back(p);
+  std::string html = BuildReportHtml(d);
+  EXPECT_NE(html.find("evaluator 2.000x [1.900, 2.100], independent 2.500x (do_bench_cudagraph): "
+                      "<b>differ</b>"),
+            std::string::npos);
+  d.problems[0].verify = nlohmann::json{{"status", "incorrect"}, {"message", "trial 2 <off>"}};
+  html = BuildReportHtml(d);
+  EXPECT_NE(html.find("Re-measured in a fresh worker: incorrect (trial 2 &lt;off&gt;)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ks

@@ -89,6 +89,14 @@ nlohmann::json VerifyOutcome::ToJson() const {
   return j;
 }
 
+nlohmann::json VerifyRecord(const VerifyOutcome& v, const std::string& candidate,
+                            std::optional<double> recorded) {
+  nlohmann::json j = v.ToJson();
+  j["candidate"] = candidate;
+  j["recorded_speedup"] = recorded ? nlohmann::json(*recorded) : nlohmann::json();
+  return j;
+}
+
 std::string FormatVerify(const VerifyOutcome& v) {
   std::string out;
   if (v.result.status != EvalStatus::kOk) {

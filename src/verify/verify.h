@@ -33,6 +33,11 @@ VerifyOutcome VerifyFromResult(EvalResult result);
 // Evaluates `request` on `runner` with the independent timing switched on.
 VerifyOutcome Verify(Runner* runner, EvalRequest request);
 
+// The outcome as stored and printed with --json: ToJson plus the candidate it re-measured and
+// the figure a run recorded for it (null when none).
+nlohmann::json VerifyRecord(const VerifyOutcome& v, const std::string& candidate,
+                            std::optional<double> recorded);
+
 // A few lines for the terminal: both figures, their intervals, and the verdict.
 std::string FormatVerify(const VerifyOutcome& v);
 

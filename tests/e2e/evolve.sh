@@ -15,10 +15,19 @@ source tests/e2e/lib.sh
 
 sql() { sqlite3 "$1/run.db" "$2"; }
 
-# 1. Tuner on the cpu backend: improves over the seed, best.py evaluates ok on its own.
+# 1. Tuner on the cpu backend: improves over the seed, best.py evaluates ok on its own; the
+# best is re-measured at the end (the only run here that does it: lib.sh sets KS_NO_VERIFY).
 check tuner-run 0 'best speedup: .*seed 0\.' -- \
-  "$KS" evolve $problem --seed-kernel $seed --rounds 3 --parallel-proposals 2 $fast \
-  --run-dir "$tmp/tuner"
+  env -u KS_NO_VERIFY "$KS" evolve $problem --seed-kernel $seed --rounds 3 \
+  --parallel-proposals 2 $fast --run-dir "$tmp/tuner"
+cp "$tmp/out" "$tmp/tuner-run.out"
+check tuner-remeasured 0 '^independent +[0-9.]+x .*\[wall_clock_loop\]' -- cat "$tmp/tuner-run.out"
+check tuner-verdict 0 '^verdict +(agree|DIFFER)' -- cat "$tmp/tuner-run.out"
+check tuner-verify-json 0 '"independent_speedup": [0-9]' -- cat "$tmp/tuner/verify.json"
+check tuner-report-verify 0 'Re-measured in a fresh worker: evaluator [0-9.]+x' -- \
+  sh -c "\"$KS\" report \"$tmp/tuner\" -o \"$tmp/tuner-report.html\" >/dev/null && cat \"$tmp/tuner-report.html\""
+check no-verify-flag 0 're-measure: +kernelsmith verify' -- \
+  "$KS" evolve $problem --seed-kernel $seed --rounds 1 $fast --run-dir "$tmp/noverify" --no-verify
 check tuner-best-evaluates 0 'status +ok' -- "$KS" eval $problem "$tmp/tuner/best.py" --trials 2
 check tuner-summary 0 '"best_speedup": [0-9]' -- cat "$tmp/tuner/summary.json"
 check tuner-improved 0 '^1$' -- python3 -c "import json; s=json.load(open('$tmp/tuner/summary.json')); print(int(s['best_speedup'] > s['seed_speedup']))"
