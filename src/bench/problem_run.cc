@@ -160,6 +160,7 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
     run.config = config;
     run.problem_path = source->path;
     run.problem_sha256 = source->sha256;
+    run.problem_source = source->source;
     run.backend = protocol.backend;
     if (s.ok()) s = (*store)->CreateRun(run);
     if (!s.ok()) return Failed(row, s.message());

@@ -319,6 +319,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     run.config = ConfigOf(o);
     run.problem_path = problem->path;
     run.problem_sha256 = problem->sha256;
+    run.problem_source = problem->source;
     run.backend = o.backend;
     s = (*store)->CreateRun(run);
     if (!s.ok()) return UsageError(s.message());

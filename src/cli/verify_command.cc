@@ -38,6 +38,7 @@ bool FileExists(const std::string& path) {
 struct Target {
   std::string problem_path;
   std::string candidate_path;
+  std::string problem_source;  // stored with the run; empty: read problem_path
   std::string backend;
   std::optional<double> recorded;  // the run's best speedup
 };
@@ -54,6 +55,7 @@ Result<Target> TargetOfRun(const std::string& run_dir) {
   if (!run.ok()) return run.status();
   Target t;
   t.problem_path = run->problem_path;
+  t.problem_source = run->problem_source;
   t.candidate_path = run_dir + "/best.py";
   t.backend = run->backend;
   if (run->summary.contains("best_speedup") && run->summary["best_speedup"].is_number()) {
@@ -62,13 +64,29 @@ Result<Target> TargetOfRun(const std::string& run_dir) {
   if (!FileExists(t.candidate_path)) {
     return Status::InvalidArgument(run_dir + " has no best.py (no correct candidate yet)");
   }
-  if (!FileExists(t.problem_path)) {
+  if (t.problem_source.empty() && !FileExists(t.problem_path)) {
     return Status::InvalidArgument("the run's problem " + t.problem_path +
                                    " is not found from here: run verify from the directory the "
                                    "run was started in, or pass PROBLEM.py " +
                                    t.candidate_path);
   }
   return t;
+}
+
+// The problem to verify against: the source stored with the run when there is one (a note on
+// stderr when the file at its path has changed since), else the file.
+Result<SourceFile> ProblemOf(const Target& t) {
+  if (t.problem_source.empty()) return LoadProblem(t.problem_path);
+  if (FileExists(t.problem_path)) {
+    Result<std::string> disk = ReadFile(t.problem_path);
+    if (disk.ok() && *disk != t.problem_source) {
+      fmt::print(stderr,
+                 "kernelsmith verify: note: {} has changed since the run; verifying against "
+                 "the problem source stored in the run\n",
+                 t.problem_path);
+    }
+  }
+  return SourceFile{t.problem_path, t.problem_source, ""};
 }
 
 }  // namespace
@@ -112,7 +130,7 @@ int RunVerifyCommand(const VerifyCommandOptions& o) {
     target.candidate_path = o.candidate_path;
   }
   if (!o.backend.empty()) target.backend = o.backend;
-  Result<SourceFile> problem = LoadProblem(target.problem_path);
+  Result<SourceFile> problem = ProblemOf(target);
   if (!problem.ok()) return UsageError(problem.status().message());
   Result<SourceFile> candidate = LoadCandidate(target.candidate_path);
   if (!candidate.ok()) return UsageError(candidate.status().message());

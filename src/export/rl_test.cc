@@ -125,6 +125,20 @@ TEST(RlExportTest, RunsWithoutTheirProblemFileAreDroppedWithAReason) {
   EXPECT_NE(out.summary.WhyEmpty().find("problem files were not found"), std::string::npos);
 }
 
+TEST(RlExportTest, ARunWithItsStoredProblemSourceNeedsNoProblemFile) {
+  ScratchDir dir;
+  {
+    TrajectoryWriter w(dir.File("run"), "r", "level1/1_Softmax.py", /*write_problem=*/false,
+                       kReference, /*store_source=*/true);
+    w.Seed("s0", 1.0);
+    w.LlmStep("p1", "s0", EvalStatus::kOk, 2.0);
+  }
+  ExportRows out = Export(dir.File("run"), RlSelection::kBest);
+  ASSERT_EQ(out.rows.size(), 1u);
+  EXPECT_EQ(out.summary.dropped.count("reference_missing"), 0u);
+  EXPECT_NE(out.rows[0].dump().find("class Model"), std::string::npos);
+}
+
 TEST(RlExportTest, AChildOfAFailedParentHasNoBaseline) {
   ScratchDir dir;
   {

@@ -28,12 +28,13 @@ inline const char* kReference =
 
 // Writes a run into `dir`/run.db step by step. The problem file is written to
 // `dir`/../<problem_rel> (so its path shows a level when problem_rel does) unless
-// `write_problem` is false.
+// `write_problem` is false; `store_source` stores the reference with the run (run.db).
 class TrajectoryWriter {
  public:
   TrajectoryWriter(const std::string& dir, const std::string& run_id,
                    const std::string& problem_rel = "level1/1_Softmax.py",
-                   bool write_problem = true, const std::string& reference = kReference)
+                   bool write_problem = true, const std::string& reference = kReference,
+                   bool store_source = false)
       : run_id_(run_id) {
     std::filesystem::create_directories(dir);
     Result<std::unique_ptr<Store>> store = OpenSqliteStore(dir + "/run.db");
@@ -47,6 +48,7 @@ class TrajectoryWriter {
     RunRecord run = MakeRun(run_id);
     run.problem_path = std::filesystem::path(problem).lexically_normal().string();
     run.problem_sha256 = Sha256Hex(reference);
+    if (store_source) run.problem_source = reference;
     EXPECT_TRUE(store_->CreateRun(run).ok());
   }
 

@@ -85,10 +85,15 @@ Result<Trajectory> LoadTrajectory(Store& store, const RunRecord& run, const std:
     t.steps.push_back(std::move(step));
   }
 
-  t.reference_path = FindProblemFile(run.problem_path, run.problem_sha256, run_dir);
-  if (!t.reference_path.empty()) {
-    Result<std::string> text = ReadFile(t.reference_path);
-    if (text.ok()) t.reference_code = std::move(*text);
+  if (!run.problem_source.empty()) {
+    t.reference_code = run.problem_source;
+    t.reference_path = "run.db";
+  } else {
+    t.reference_path = FindProblemFile(run.problem_path, run.problem_sha256, run_dir);
+    if (!t.reference_path.empty()) {
+      Result<std::string> text = ReadFile(t.reference_path);
+      if (text.ok()) t.reference_code = std::move(*text);
+    }
   }
   // The level shows in the problem path or, for a bench, in the run directory's layout
   // (problems/levelN/<stem>).
@@ -97,9 +102,8 @@ Result<Trajectory> LoadTrajectory(Store& store, const RunRecord& run, const std:
     t.difficulty = ClassifyDifficulty(run_dir + "/", "");
   }
   std::string stem = fs::path(run.problem_path).stem().string();
-  t.problem_id = t.difficulty.source == "path"
-                     ? fmt::format("level{}/{}", t.difficulty.level, stem)
-                     : stem;
+  t.problem_id =
+      t.difficulty.source == "path" ? fmt::format("level{}/{}", t.difficulty.level, stem) : stem;
   return t;
 }
 

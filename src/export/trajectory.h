@@ -17,9 +17,9 @@ namespace ks {
 
 struct TrajectoryStep {
   ProgramRecord program;
-  std::optional<EvalResult> result;    // nullopt: not evaluated (yet)
-  std::optional<LlmCallRecord> call;   // the call whose completion produced the program
-  int parent = -1;                     // index of the parent step in Trajectory::steps; -1: none
+  std::optional<EvalResult> result;   // nullopt: not evaluated (yet)
+  std::optional<LlmCallRecord> call;  // the call whose completion produced the program
+  int parent = -1;                    // index of the parent step in Trajectory::steps; -1: none
 
   bool correct() const { return result && result->status == EvalStatus::kOk; }
   // The measured speedup of a correct program; nullopt otherwise.
@@ -29,9 +29,10 @@ struct TrajectoryStep {
 struct Trajectory {
   std::string run_dir;  // the directory holding run.db
   RunRecord run;
-  std::string problem_id;         // "level2/19_Gemm" when the level is known, else the stem
-  std::string reference_code;     // "" when the problem file was not found (see below)
-  std::string reference_path;     // where reference_code was read; "" when not found
+  std::string problem_id;      // "level2/19_Gemm" when the level is known, else the stem
+  std::string reference_code;  // "" when the problem file was not found (see below)
+  std::string
+      reference_path;  // where reference_code was read ("run.db": stored); "" when not found
   Difficulty difficulty;
   std::vector<TrajectoryStep> steps;  // the run's programs in insertion order
 
@@ -40,9 +41,10 @@ struct Trajectory {
   std::optional<double> ReferenceUs() const;
 };
 
-// Loads the run `run` of `store`. The reference source is the run's problem file: its stored
-// path as is, else relative to `run_dir` and each of its ancestors (a run started from
-// another working directory); a file counts only when its SHA-256 is the run's
+// Loads the run `run` of `store`. The reference source is the one stored with the run
+// (run.problem_source). A run made before sources were stored falls back to its problem file:
+// the stored path as is, else relative to `run_dir` and each of its ancestors (a run started
+// from another working directory); a file counts only when its SHA-256 is the run's
 // problem_sha256. Not finding it is not an error (reference_code stays empty).
 Result<Trajectory> LoadTrajectory(Store& store, const RunRecord& run, const std::string& run_dir);
 

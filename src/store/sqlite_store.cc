@@ -74,8 +74,9 @@ Result<std::unique_ptr<Store>> OpenReadOnlyStore(const std::string& path,
   if (!version.ok()) return version.status();
   if (*version == 0) {
     return Status::InvalidArgument(
-        path + " is not a kernelsmith run database (it has no tables); pass the run directory "
-               "of `kernelsmith evolve` or `kernelsmith bench`");
+        path +
+        " is not a kernelsmith run database (it has no tables); pass the run directory "
+        "of `kernelsmith evolve` or `kernelsmith bench`");
   }
   if (*version > LatestSchemaVersion()) {
     return NewerSchemaError(**db, *version, LatestSchemaVersion());
@@ -137,6 +138,9 @@ Status SqliteStore::CheckRunExistsLocked(const std::string& run_id, std::string_
   return Status::Ok();
 }
 
+// The run_state key of RunRecord::problem_source.
+constexpr const char* kProblemSourceKey = "problem_source";
+
 // --- runs ---
 
 Status SqliteStore::CreateRun(const RunRecord& run) {
@@ -165,6 +169,16 @@ Status SqliteStore::CreateRun(const RunRecord& run) {
       .BindText(7, DumpJsonColumn(run.summary));
   Status s = st->Run();
   if (!s.ok()) return s;
+  if (!run.problem_source.empty()) {
+    Result<SqliteStatement> src =
+        db_->Prepare("INSERT INTO run_state (run_id, key, value) VALUES (?, ?, ?)", what);
+    if (!src.ok()) return src.status();
+    src->BindText(1, run.id)
+        .BindText(2, kProblemSourceKey)
+        .BindText(3, DumpJsonColumn(nlohmann::json(run.problem_source)));
+    s = src->Run();
+    if (!s.ok()) return s;
+  }
   return txn->Commit();
 }
 
@@ -195,6 +209,20 @@ Result<RunRecord> SqliteStore::GetRun(const std::string& run_id) {
   Result<nlohmann::json> summary = ParseJsonColumn(st->ColumnText(7), "runs.summary");
   if (!summary.ok()) return CorruptRow(what, summary.status());
   run.summary = std::move(*summary);
+  Result<SqliteStatement> src =
+      db_->Prepare("SELECT value FROM run_state WHERE run_id = ? AND key = ?", what);
+  if (!src.ok()) return src.status();
+  src->BindText(1, run_id).BindText(2, kProblemSourceKey);
+  Result<bool> has = src->Step();
+  if (!has.ok()) return has.status();
+  if (*has) {
+    Result<nlohmann::json> text = ParseJsonColumn(src->ColumnText(0), "run_state.value");
+    if (!text.ok() || !text->is_string()) {
+      return CorruptRow(what, text.ok() ? Status::InvalidArgument("problem_source: not a string")
+                                        : text.status());
+    }
+    run.problem_source = text->get<std::string>();
+  }
   return run;
 }
 

@@ -46,6 +46,10 @@ struct RunRecord {
   nlohmann::json config = nlohmann::json::object();  // the effective configuration
   std::string problem_path;
   std::string problem_sha256;
+  // The problem file's text when the run was created, so a run directory copied elsewhere
+  // still has its reference (kept in run_state under "problem_source"; empty for runs made
+  // before it was stored).
+  std::string problem_source;
   std::string backend;  // "triton", "cuda", "cpu"
   RunStatus status = RunStatus::kRunning;
   nlohmann::json summary = nlohmann::json::object();  // best speedup, counts, ... (engine's)

@@ -68,6 +68,19 @@ TEST_F(StoreTest, RunRoundTripAndUpdates) {
   EXPECT_TRUE(Contains(dup.message(), "already exists")) << dup.message();
 }
 
+TEST_F(StoreTest, AProblemSourceIsStoredWithItsRun) {
+  RunRecord with = MakeRun("r2");
+  with.problem_source = "class Model:\n    pass\n";
+  ASSERT_TRUE(store_->CreateRun(with).ok());
+  Reopen();
+  Result<RunRecord> run = store_->GetRun("r2");
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->problem_source, with.problem_source);
+  run = store_->GetRun("r1");  // created without one, as runs of older versions were
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->problem_source, "");
+}
+
 TEST_F(StoreTest, ReopenKeepsEverything) {
   ASSERT_TRUE(store_->AddProgram(MakeProgram("r1", "p1", "x = 1\n")).ok());
   ASSERT_TRUE(store_->RecordEvaluation("p1", MakeResult(EvalStatus::kOk, 2.0)).ok());

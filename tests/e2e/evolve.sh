@@ -26,6 +26,9 @@ check tuner-verdict 0 '^verdict +(agree|DIFFER)' -- cat "$tmp/tuner-run.out"
 check tuner-verify-json 0 '"independent_speedup": [0-9]' -- cat "$tmp/tuner/verify.json"
 check tuner-report-verify 0 'Re-measured in a fresh worker: evaluator [0-9.]+x' -- \
   sh -c "\"$KS\" report \"$tmp/tuner\" -o \"$tmp/tuner-report.html\" >/dev/null && cat \"$tmp/tuner-report.html\""
+# A run directory carries its problem (in run.db): verify works on a copy made elsewhere.
+check moved-run-verifies 0 '^independent +[0-9.]+x' -- \
+  sh -c "cp -r '$tmp/tuner' '$tmp/moved' && cd / && '$KS' verify '$tmp/moved'; test \$? -ne 2"
 check no-verify-flag 0 're-measure: +kernelsmith verify' -- \
   "$KS" evolve $problem --seed-kernel $seed --rounds 1 $fast --run-dir "$tmp/noverify" --no-verify
 check tuner-best-evaluates 0 'status +ok' -- "$KS" eval $problem "$tmp/tuner/best.py" --trials 2
