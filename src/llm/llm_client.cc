@@ -12,6 +12,7 @@
 #include <string_view>
 #include <thread>
 
+#include "llm/context_budget.h"
 #include "llm/openai_wire.h"
 
 namespace ks {
@@ -41,6 +42,11 @@ std::string NoProxyList() {
 }
 
 using Clock = std::chrono::steady_clock;
+
+// Tokens kept free when max_tokens is shrunk to the room a server reports.
+constexpr int64_t kTokensContextMargin = 16;
+// Limit of the one GET {base_url}/models that asks for the model's context.
+constexpr double kModelsTimeoutS = 30;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -151,7 +157,8 @@ double OpenAiClient::BackoffSeconds(int failed_attempts) {
   return std::max(0.0, base * (1.0 + options_.backoff_jitter * (2 * u - 1)));
 }
 
-OpenAiClient::Attempt OpenAiClient::PostOnce(const std::string& body) {
+OpenAiClient::Attempt OpenAiClient::Exchange(const std::string* body, const std::string& url,
+                                             double timeout_s) {
   {
     std::unique_lock<std::mutex> lock(mu_);
     slot_free_.wait(lock, [&] { return in_flight_ < options_.max_in_flight; });
@@ -174,17 +181,20 @@ OpenAiClient::Attempt OpenAiClient::PostOnce(const std::string& body) {
       headers = curl_slist_append(headers, auth.c_str());
     }
     std::string no_proxy = NoProxyList();
-    curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    if (body != nullptr) {
+      curl_easy_setopt(curl, CURLOPT_POST, 1L);
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+    } else {
+      curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    }
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options_.connect_timeout_s * 1000));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>(options_.request_timeout_s * 1000));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
     curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
@@ -220,12 +230,20 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
   if (request.messages.empty()) {
     return Status::InvalidArgument("chat request without messages");
   }
-  const std::string body = BuildChatRequestBody(request, model);
+  ChatRequest sent = request;
+  if (int64_t context = ContextTokens(model); context > 0) {
+    Result<int> fit = FitMaxTokens(sent.max_tokens, context, EstimatePromptTokens(sent.messages));
+    if (!fit.ok())
+      return Status::InvalidArgument(fmt::format("{} ({})", fit.status().message(), url_));
+    sent.max_tokens = *fit;
+  }
+  std::string body = BuildChatRequestBody(sent, model);
   const std::string key_hint =
       options_.api_key_env.empty() ? "" : fmt::format(" (key from ${})", options_.api_key_env);
   Status last;
+  bool shrunk = false;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
-    Attempt a = PostOnce(body);
+    Attempt a = Exchange(&body, url_, options_.request_timeout_s);
     bool retryable = false;
     std::optional<double> wait;
     if (a.body_too_large) {
@@ -251,6 +269,7 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
       r->attempts = attempt;
       r->latency_s = SecondsSince(start);
       if (r->model.empty()) r->model = model;
+      r->max_tokens = sent.max_tokens;
       return r;
     } else if (a.http_status == 401 || a.http_status == 403) {
       std::string what =
@@ -270,6 +289,23 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
                                          ErrorBodyMessage(a.body)));
       retryable = true;
       wait = a.retry_after;
+    } else if (std::optional<ContextExceeded> ce = ParseContextExceeded(a.body)) {
+      // Once: max_tokens shrunk to what the server says is left (half when it does not say).
+      int64_t room = ce->context > 0 && ce->prompt_tokens
+                         ? ce->context - *ce->prompt_tokens - kTokensContextMargin
+                         : sent.max_tokens / 2;
+      if (shrunk || room < kMinCompletionTokens || room >= sent.max_tokens) {
+        return Status::InvalidArgument(fmt::format(
+            "{} rejected the request: prompt and max_tokens {} exceed the model's context "
+            "(HTTP {}, model '{}'): {}; pass --context-tokens (the server's --max-model-len) or "
+            "a smaller --max-tokens",
+            url_, sent.max_tokens, a.http_status, model, ErrorBodyMessage(a.body)));
+      }
+      shrunk = true;
+      sent.max_tokens = static_cast<int>(room);
+      body = BuildChatRequestBody(sent, model);
+      --attempt;  // not a transient fault: the retry budget stays
+      continue;
     } else {
       return Status::InvalidArgument(
           fmt::format("{} rejected the request (HTTP {}, model '{}'): {}", url_, a.http_status,
@@ -282,6 +318,22 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
   std::string msg = fmt::format("{} (gave up after {} attempt{})", last.message(),
                                 options_.max_attempts, options_.max_attempts == 1 ? "" : "s");
   return last.code() == Status::Code::kTimeout ? Status::Timeout(msg) : Status::IOError(msg);
+}
+
+int64_t OpenAiClient::ContextTokens(const std::string& model) {
+  if (options_.context_tokens > 0) return options_.context_tokens;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = contexts_.find(model);
+    if (it != contexts_.end()) return it->second;
+  }
+  Attempt a = Exchange(nullptr, options_.base_url + "/models", kModelsTimeoutS);
+  if (a.curl_code != CURLE_OK) return 0;  // no answer: asked again on the next call
+  int64_t context = 0;
+  if (a.http_status == 200) context = ContextFromModels(a.body, model).value_or(0);
+  std::lock_guard<std::mutex> lock(mu_);
+  contexts_[model] = context;
+  return context;
 }
 
 }  // namespace ks

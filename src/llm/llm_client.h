@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -47,6 +48,7 @@ struct ChatResponse {
   std::string model;     // the model that answered (the server's name for it)
   int attempts = 0;      // HTTP attempts made, 1 when the first succeeded
   bool capped = false;   // content was cut to OpenAiClientOptions::max_completion_chars
+  int max_tokens = 0;    // max_tokens as sent: the request's, capped to the model's context
 };
 
 // The seam proposers hold. Complete returns the completion or a Status whose message a user can
@@ -88,6 +90,11 @@ struct OpenAiClientOptions {
   // A response body larger than this aborts the transfer with a Protocol error.
   size_t max_response_bytes = 64 << 20;
   uint64_t seed = 0;  // seeds the backoff jitter
+  // The model's context in tokens: max_tokens is capped to what the prompt leaves of it. 0:
+  // asked once per model from GET {base_url}/models (vLLM and SGLang say `max_model_len`);
+  // when the server does not say, max_tokens is sent as requested, and a rejection that says
+  // the context is exceeded is retried once with max_tokens shrunk to fit.
+  int64_t context_tokens = 0;
 };
 
 class OpenAiClient final : public LlmClient {
@@ -107,8 +114,12 @@ class OpenAiClient final : public LlmClient {
 
  private:
   OpenAiClient(OpenAiClientOptions options, std::string api_key);
-  Attempt PostOnce(const std::string& body);  // one HTTP exchange, under an in-flight slot
-  void* TakeHandle();                         // a pooled CURL easy handle
+  // One HTTP exchange under an in-flight slot: POST `body` to the chat URL, or (null body)
+  // GET `url`.
+  Attempt Exchange(const std::string* body, const std::string& url, double timeout_s);
+  // The context of `model` (options or the server's /models); 0 when unknown. Cached.
+  int64_t ContextTokens(const std::string& model);
+  void* TakeHandle();  // a pooled CURL easy handle
   void ReturnHandle(void* handle);
   double BackoffSeconds(int failed_attempts);
 
@@ -119,7 +130,8 @@ class OpenAiClient final : public LlmClient {
   std::mutex mu_;  // guards everything below
   std::condition_variable slot_free_;
   int in_flight_ = 0;
-  std::vector<void*> idle_handles_;  // reused so connections stay alive
+  std::vector<void*> idle_handles_;          // reused so connections stay alive
+  std::map<std::string, int64_t> contexts_;  // model -> ContextTokens' answer
   std::mt19937_64 rng_;
 };
 

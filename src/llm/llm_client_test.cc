@@ -163,11 +163,11 @@ TEST_F(LlmClientTest, NotFound404NamesTheUrlAndIsNotRetried) {
 
 TEST_F(LlmClientTest, BadRequest400IsNotRetried) {
   server_->Push(ScriptedReply::HttpError(
-      400, "", R"({"error":{"message":"maximum context length is 32768 tokens"}})"));
+      400, "", R"({"error":{"message":"temperature must be at most 2"}})"));
   Result<ChatResponse> r = Client(Options())->Complete(Hello());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_NE(r.status().message().find("maximum context length"), std::string::npos);
+  EXPECT_NE(r.status().message().find("temperature must be at most 2"), std::string::npos);
   EXPECT_EQ(server_->requests().size(), 1u);
 }
 

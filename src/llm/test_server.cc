@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 namespace ks {
@@ -34,6 +35,34 @@ std::string CompletionBody(const ScriptedReply& r, const std::string& request_bo
         {"completion_tokens", completion},
         {"total_tokens", prompt + completion}}}};
   return body.dump();
+}
+
+// vLLM's rejection of a request whose messages (bytes / 4) and max_tokens exceed `limit`.
+std::optional<std::string> ContextError(const std::string& request_body, int64_t limit) {
+  json req = json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  if (!req.is_object() || !req.contains("messages") || !req["messages"].is_array()) {
+    return std::nullopt;
+  }
+  int64_t prompt = 0;
+  for (const json& m : req["messages"]) {
+    if (m.is_object() && m.contains("content") && m["content"].is_string()) {
+      prompt += static_cast<int64_t>(m["content"].get<std::string>().size()) / 4;
+    }
+  }
+  int64_t completion = req.value("max_tokens", int64_t{0});
+  if (prompt + completion <= limit) return std::nullopt;
+  return json({{"object", "error"},
+               {"message", "This model's maximum context length is " + std::to_string(limit) +
+                               " tokens. However, you requested " +
+                               std::to_string(prompt + completion) + " tokens (" +
+                               std::to_string(prompt) + " in the messages, " +
+                               std::to_string(completion) +
+                               " in the completion). Please reduce the length of the "
+                               "messages or completion."},
+               {"type", "BadRequestError"},
+               {"param", nullptr},
+               {"code", 400}})
+      .dump();
 }
 
 }  // namespace
@@ -87,6 +116,22 @@ Result<std::unique_ptr<TestLlmServer>> TestLlmServer::Start(int threads) {
   s->server_->Post(R"(/.*)", [self](const httplib::Request& req, httplib::Response& res) {
     self->Handle(&req, &res);
   });
+  s->server_->Get(R"(/.*)", [self](const httplib::Request& req, httplib::Response& res) {
+    if (req.path != "/v1/models") {
+      res.status = 404;
+      return;
+    }
+    ++self->models_requests_;
+    json model = {{"id", "test-model"}, {"object", "model"}};
+    {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      if (self->advertise_context_ && self->context_limit_ > 0) {
+        model["max_model_len"] = self->context_limit_;
+      }
+    }
+    res.set_content(json({{"object", "list"}, {"data", json::array({model})}}).dump(),
+                    "application/json");
+  });
   s->port_ = s->server_->bind_to_any_port("127.0.0.1");
   if (s->port_ <= 0) return Status::IOError("test LLM server: cannot bind 127.0.0.1");
   s->thread_ = std::thread([self] { self->server_->listen_after_bind(); });
@@ -120,6 +165,12 @@ void TestLlmServer::SetFallback(ScriptedReply reply) {
   fallback_ = std::move(reply);
 }
 
+void TestLlmServer::SetContextLimit(int64_t tokens, bool advertise) {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_limit_ = tokens;
+  advertise_context_ = advertise;
+}
+
 std::vector<RecordedRequest> TestLlmServer::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;
@@ -144,9 +195,13 @@ void TestLlmServer::Handle(const void* request, void* response) {
       rec.received_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
       requests_.push_back(std::move(rec));
+      std::optional<std::string> too_long =
+          context_limit_ > 0 ? ContextError(req.body, context_limit_) : std::nullopt;
       if (req.path != "/v1/chat/completions") {
         reply = ScriptedReply::HttpError(
             404, "", json({{"error", {{"message", "no route " + req.path}}}}).dump());
+      } else if (too_long) {
+        reply = ScriptedReply::HttpError(400, "", *too_long);
       } else if (!script_.empty()) {
         reply = std::move(script_.front());
         script_.pop_front();

@@ -4,7 +4,8 @@
 // can talk real HTTP on loopback; nothing in a production path uses it. Each POST to
 // /v1/chat/completions takes the next scripted reply (or the fallback once the script is
 // spent), waits its delay, then answers: a completion, an HTTP error (with Retry-After), a
-// truncated JSON body, a raw (malformed) body, or a connection dropped mid-body. Other paths get 404. Every request is
+// truncated JSON body, a raw (malformed) body, or a connection dropped mid-body. Other paths get
+// 404. GET /v1/models lists the model (with its context when one is set). Every POST is
 // recorded, and the server counts how many it was handling at once.
 // Thread-safety: all methods may be called from any thread while the server runs.
 #pragma once
@@ -30,9 +31,9 @@ namespace ks {
 
 struct ScriptedReply {
   enum class Kind {
-    kCompletion,     // 200 with a chat completion
-    kHttpError,      // `http_status` with `body` (an OpenAI error object when empty)
-    kTruncatedJson,  // 200 whose body is the first half of a completion (length consistent)
+    kCompletion,      // 200 with a chat completion
+    kHttpError,       // `http_status` with `body` (an OpenAI error object when empty)
+    kTruncatedJson,   // 200 whose body is the first half of a completion (length consistent)
     kDropConnection,  // 200 headers announcing a full body, half of it, then the socket closes
     kRawBody          // 200 with `body` as it is (malformed JSON, an HTML error page, ...)
   };
@@ -73,6 +74,11 @@ class TestLlmServer {
   void Push(ScriptedReply reply);         // appends to the script
   void SetFallback(ScriptedReply reply);  // answer once the script is spent (default: "ok")
   void Stop();                            // idempotent; wakes delayed handlers
+  // Serves a model with a context of `tokens` (0: unlimited, the default): a chat request
+  // whose messages (bytes / 4) plus max_tokens exceed it is answered 400 in vLLM's words
+  // (not taken from the script). With `advertise`, GET /v1/models says max_model_len.
+  void SetContextLimit(int64_t tokens, bool advertise);
+  int models_requests() const { return models_requests_.load(); }  // GETs of /v1/models
 
   int port() const { return port_; }
   std::string base_url() const;  // "http://127.0.0.1:PORT/v1"
@@ -94,6 +100,9 @@ class TestLlmServer {
   std::deque<ScriptedReply> script_;
   ScriptedReply fallback_;
   std::vector<RecordedRequest> requests_;
+  int64_t context_limit_ = 0;
+  bool advertise_context_ = false;
+  std::atomic<int> models_requests_{0};
 
   std::atomic<int> concurrent_{0};
   std::atomic<int> max_concurrent_{0};
