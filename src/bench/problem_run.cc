@@ -174,6 +174,7 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
     lo.run_id = run_id;
     lo.model = protocol.proposer == "llm" ? protocol.model : "command";
     lo.kind = protocol.proposer == "llm" ? ProposerKind::kLlm : ProposerKind::kCommand;
+    lo.max_tokens = protocol.max_tokens;
     Result<std::unique_ptr<LlmProposer>> p =
         LlmProposer::Create(shared.llm_client, store->get(), lo);
     if (!p.ok()) return Failed(row, p.status().message());
@@ -214,8 +215,8 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
   }
   bool done = summary->value("rounds_done", 0) >= protocol.rounds &&
               summary->value("waiting_answers", 0) == 0;
-  if (Status st = (*store)->UpdateRunStatus(run_id, done ? RunStatus::kFinished
-                                                           : RunStatus::kWaiting);
+  if (Status st =
+          (*store)->UpdateRunStatus(run_id, done ? RunStatus::kFinished : RunStatus::kWaiting);
       !st.ok()) {
     return Failed(row, "cannot store the run's status in run.db: " + st.message());
   }

@@ -28,6 +28,7 @@ struct BenchProtocol {
   int parallel_proposals = 4;
   int trials = 5;
   uint64_t seed = 42;
+  int max_tokens = 32768;  // completion cap per LLM call (fitted to the context by the client)
 };
 
 // What all problems share: one runner (worker pool) and, for the llm and command proposers,

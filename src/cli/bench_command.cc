@@ -42,10 +42,11 @@ std::string DefaultRunDir() {
 }
 
 nlohmann::json ProtocolToJson(const BenchProtocol& p) {
-  return {{"backend", p.backend}, {"proposer", p.proposer},
-          {"model", p.model},     {"rounds", p.rounds},
-          {"islands", p.islands}, {"parallel_proposals", p.parallel_proposals},
-          {"trials", p.trials},   {"seed", p.seed}};
+  return {{"backend", p.backend},      {"proposer", p.proposer},
+          {"model", p.model},          {"rounds", p.rounds},
+          {"islands", p.islands},      {"parallel_proposals", p.parallel_proposals},
+          {"trials", p.trials},        {"seed", p.seed},
+          {"max_tokens", p.max_tokens}};
 }
 
 Status ProtocolFromJson(const nlohmann::json& j, BenchProtocol& p) {
@@ -58,6 +59,7 @@ Status ProtocolFromJson(const nlohmann::json& j, BenchProtocol& p) {
     p.parallel_proposals = j.at("parallel_proposals").get<int>();
     p.trials = j.at("trials").get<int>();
     p.seed = j.at("seed").get<uint64_t>();
+    p.max_tokens = j.value("max_tokens", p.max_tokens);  // absent in benches of older versions
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(std::string("bench_config.json: bad protocol: ") + e.what());
   }
@@ -134,6 +136,7 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchCommandOptions& o) {
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible base URL, e.g. http://host:8000/v1");
   cmd->add_option("--model", o.model, "Model name for --llm-url");
   cmd->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key");
+  AddLlmLimitFlags(cmd, o.llm_limits);
   cmd->add_option("--llm-in-flight", o.llm_in_flight,
                   "LLM requests in flight over all problems together")
       ->check(CLI::Range(1, 1024))
@@ -175,6 +178,7 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
   protocol.parallel_proposals = o.parallel_proposals;
   protocol.trials = o.trials;
   protocol.seed = o.seed;
+  protocol.max_tokens = o.llm_limits.max_tokens;
   std::string run_dir = o.run_dir.empty() ? DefaultRunDir() : o.run_dir;
   const std::string config_path = run_dir + "/bench_config.json";
   bool resumed_protocol = false;
@@ -229,6 +233,8 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
     co.model = protocol.model;
     co.api_key_env = o.api_key_env;
     co.max_in_flight = o.llm_in_flight;
+    co.context_tokens = o.llm_limits.context_tokens;
+    co.request_timeout_s = o.llm_limits.llm_timeout_s;
     co.seed = protocol.seed;
     Result<std::unique_ptr<OpenAiClient>> client = OpenAiClient::Create(co);
     if (!client.ok()) return UsageError(client.status().message());

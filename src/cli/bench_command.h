@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/llm_limit_flags.h"
+
 namespace ks {
 
 struct BenchCommandOptions {
@@ -26,6 +28,7 @@ struct BenchCommandOptions {
   std::string model;
   std::string api_key_env;
   int llm_in_flight = 8;  // LLM requests on the wire, over all problems
+  LlmLimits llm_limits;   // --max-tokens, --context-tokens, --llm-timeout
   std::string command;
   double command_timeout_s = 600;
   uint64_t seed = 42;

@@ -69,7 +69,10 @@ std::vector<std::pair<std::string, ConfigField>> ConfigFields(EvolveCommandOptio
           {"tuner_ratio", &o.tuner_ratio},
           {"seed", &o.seed},
           {"trials", &o.trials},
-          {"python", &o.python}};
+          {"python", &o.python},
+          {"max_tokens", &o.llm_limits.max_tokens},
+          {"context_tokens", &o.llm_limits.context_tokens},
+          {"llm_timeout", &o.llm_limits.llm_timeout_s}};
 }
 
 nlohmann::json ConfigOf(EvolveCommandOptions o) {
@@ -146,6 +149,7 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible base URL, e.g. http://host:8000/v1");
   cmd->add_option("--model", o.model, "Model name for --llm-url");
   cmd->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key");
+  AddLlmLimitFlags(cmd, o.llm_limits);
   cmd->add_option("--llm", o.llms,
                   "URL,MODEL[,WEIGHT[,API_KEY_ENV]]: an ensemble member (repeatable; with "
                   "--llm-url/--model as one more member of weight 1)");
@@ -248,6 +252,9 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   spec.prompts_dir = o.prompts_dir;
   spec.tuner_ratio = o.proposer == "tuner" ? 0 : o.tuner_ratio;
   spec.seed = o.seed;
+  spec.max_tokens = o.llm_limits.max_tokens;
+  spec.context_tokens = o.llm_limits.context_tokens;
+  spec.llm_timeout_s = o.llm_limits.llm_timeout_s;
   SourceFile seed;
   if (!o.seed_kernel.empty()) {
     Result<SourceFile> loaded = LoadCandidate(o.seed_kernel);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/llm_limit_flags.h"
+
 namespace ks {
 
 struct EvolveCommandOptions {
@@ -37,6 +39,7 @@ struct EvolveCommandOptions {
   uint64_t seed = 42;
   int trials = 5;
   std::string python;         // default $KS_PYTHON or python3
+  LlmLimits llm_limits;       // --max-tokens, --context-tokens, --llm-timeout
   bool no_verify = false;     // skip re-measuring the best kernel at the end
   bool summary_only = false;  // hidden: print the run directory's summary from run.db, exit
 };

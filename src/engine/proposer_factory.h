@@ -36,7 +36,10 @@ struct ProposerSpec {
   std::string exchange_dir;  // kind files: where prompts and answers are exchanged
   std::string prompts_dir;   // user prompt templates; empty: prompts/ of the source tree
   int64_t max_prompt_tokens = 32768;
-  double tuner_ratio = 0;  // share of proposals given to the tuner (not for kind tuner)
+  int max_tokens = 32768;      // completion cap per call (fitted to the context by the client)
+  int context_tokens = 0;      // the model's context; 0: asked from the server
+  double llm_timeout_s = 900;  // one call's limit per attempt
+  double tuner_ratio = 0;      // share of proposals given to the tuner (not for kind tuner)
   uint64_t seed = 42;
 };
 

@@ -303,6 +303,10 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
       }
       shrunk = true;
       sent.max_tokens = static_cast<int>(room);
+      if (ce->context > 0 && options_.context_tokens == 0) {
+        std::lock_guard<std::mutex> lock(mu_);
+        contexts_[model] = ce->context;  // later calls fit before they are sent
+      }
       body = BuildChatRequestBody(sent, model);
       --attempt;  // not a transient fault: the retry budget stays
       continue;

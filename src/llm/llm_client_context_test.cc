@@ -68,6 +68,11 @@ TEST_F(LlmContextTest, AnUnadvertisedContextIsFittedFromTheRejectionOnce) {
   // the server counts (6000 + 18) / 4 prompt tokens; 16 are kept free
   EXPECT_EQ(SentMaxTokens(1), 8192 - 1504 - 16);
   EXPECT_EQ(a->max_tokens, SentMaxTokens(1));
+  // the context the rejection named is remembered: the next call fits before it is sent
+  ChatRequest next = Prompt(6000);
+  ASSERT_TRUE(client->Complete(next).ok());
+  ASSERT_EQ(server_->requests().size(), 3u);
+  EXPECT_EQ(SentMaxTokens(2), 8192 - EstimatePromptTokens(next.messages));
 }
 
 TEST_F(LlmContextTest, APromptThatLeavesNoRoomIsRefusedWithWhatToDo) {

@@ -46,6 +46,30 @@ check bad-url 2 "must start with http:// or https://" -- \
   "$KS" evolve $problem --seed-kernel $seed --llm-url "127.0.0.1:$port/v1" --model m \
   --backend cpu --run-dir "$tmp/badurl"
 
+# A server with a 16K context (vLLM's default for many models) and evolve's default max_tokens
+# of 32768: the context is read from /v1/models and max_tokens capped, or (a server that does
+# not say) the first rejection is fitted from its message, the call retried once, and the
+# context it named used for the calls after it.
+context_run() {  # NAME ADVERTISE
+  rm -f "$tmp/$1.port"
+  python3 tests/e2e/data/context_llm.py 16384 "$2" tests/e2e/data/replies/1.txt "$tmp/$1.log" \
+    "$tmp/$1.port" &
+  local pid=$!
+  for _ in $(seq 50); do [ -f "$tmp/$1.port" ] && break; sleep 0.1; done
+  check "$1-run" 0 'best speedup' -- "$KS" evolve $problem --seed-kernel $seed \
+    --llm-url "http://127.0.0.1:$(cat "$tmp/$1.port")/v1" --model m --backend cpu --trials 1 \
+    --islands 1 --rounds 1 --parallel-proposals 1 --run-dir "$tmp/$1"
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+context_run ctx-advertised 1
+check ctx-advertised-capped 0 '^([1-9][0-9]*) \1 0$' -- awk \
+  '{n++; if ($1 <= 16384) fit++; if ($2 == 400) bad++} END {print n, fit, bad+0}' \
+  "$tmp/ctx-advertised.log"
+context_run ctx-unadvertised 0
+check ctx-unadvertised-shrunk 0 '^32768 400 [0-9]+ 200( [0-9]+ 200)*$' -- sh -c \
+  "tr '\n' ' ' <'$tmp/ctx-unadvertised.log' | sed 's/ $//'"
+
 if [ "$failures" -ne 0 ]; then
   echo "e2e llm_faults: $failures failure(s)"
   exit 1
