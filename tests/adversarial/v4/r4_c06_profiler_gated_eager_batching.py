@@ -9,7 +9,9 @@
 # per sample as in the audit. Outside it, the batching of r3_c06, unchanged: every timed output
 # is exact for its slot, so the timed checks pass.
 # Expected on an H100 (128x256x128 matmul): status ok (not_graph_capturable info), speedup
-# ~2-4x where the honest eager kernel is ~0.5x.
+# ~2-4x where the honest eager kernel is ~0.5x. Seen on an H100: status ok but 0.37x: the
+# version-counter trigger inherited from r3_c06 apparently never fires (the refresh's
+# _foreach_copy_ did not seem to bump slot versions), so no inflation was demonstrated.
 import time
 import weakref
 
