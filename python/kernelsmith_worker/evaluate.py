@@ -22,7 +22,7 @@ from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, clos
                                             run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.findings import Hacked, rejects, summarize
-from kernelsmith_worker.gpu_profile import timed_findings
+from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.launches import LaunchRecorder
@@ -318,11 +318,11 @@ class _Evaluation:
             rec = self.begin("timing")
             try:
                 out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed,
-                                         inputs=rot)
+                                         inputs=rot, check=runner.checks)
                 if self.req.independent_timing and out.get("ok", True):
                     out["independent"] = self._independent(ref_model, model, trials)
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code
-                if isinstance(e, EngineGone):
+                if isinstance(e, (EngineGone, Hacked)):
                     raise
                 rec["error"] = errors.traceback_tail(e)
                 self.end(rec, False)
@@ -343,9 +343,13 @@ class _Evaluation:
         self.findings.extend(list(out.get("findings") or []))
         audit = self.stages.get("audit") or {}
         own = set(audit.get("custom_kernels") or [])
-        timed = rec.pop("timed_kernels", None) or {}
+        timed = rec.pop("timed_kernels", None)
+        per_call = int(audit.get("custom_launches_per_call") or 0)
+        if rec.get("ok", True):
+            self.findings.extend(accounting_findings(timed, per_call))
+        timed = timed or {}
         self.findings.extend(timed_findings(timed.get("kernels"), own, int(timed.get("calls") or 1),
-                                            int(audit.get("custom_launches_per_call") or 0)))
+                                            per_call))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))

@@ -90,8 +90,8 @@ def classify_events(events: list[Any], names: set[str],
         if _MARKER in e.name:
             result.marker_stream = e.device_resource_id
     for e in events:
-        if _MARKER in e.name:
-            continue
+        if _MARKER in e.name or getattr(e, "is_user_annotation", False):
+            continue  # a record_function range on the device timeline is not a kernel
         us = float(e.time_range.elapsed_us())
         result.kernels += 1
         result.total_us += us
@@ -202,6 +202,24 @@ def timed_findings(kernels: list[list] | None, names: set[str], calls: int = 1,
             "batched into fewer launches or skipped while timed; every call must compute "
             "its own output", "reject"))
     return out
+
+
+def accounting_findings(timed: dict | None, per_call: int) -> list[dict[str, str]]:
+    """Rejects when the launch accounting of timed samples could not be made although the
+    audit profiled the candidate (`per_call` >= 1): the profiler stopped working once timing
+    began, or a sample raised under it. Either is a candidate that behaves differently when
+    observed; a check that cannot run must not pass silently."""
+    from kernelsmith_worker.findings import finding
+
+    if timed and timed.get("error"):
+        return [finding("timed_sample_failed",
+                        "a candidate sample run like a timed one (profiled for the launch "
+                        f"accounting) raised: {timed['error']}", "reject")]
+    if timed is None and per_call >= 1:
+        return [finding("accounting_failed",
+                        "the timed samples could not be profiled, although the audit profiled "
+                        "the candidate: the launch accounting of timing is missing", "reject")]
+    return []
 
 
 def host_ops_of(call: Callable[[], Any]) -> KernelProfile:

@@ -49,6 +49,11 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
                   "rand randn randint device get_num_threads set_num_threads "
                   "use_deterministic_algorithms set_float32_matmul_precision"),
         ("torch.testing", "assert_close"),
+        ("os", "urandom getrandom"),
+        ("random", "Random SystemRandom random sample choice choices shuffle seed getrandbits "
+                   "randrange randint uniform"),
+        ("random.Random", "sample choice choices shuffle random seed getrandbits randrange "
+                          "randint uniform __init__"),
         ("torch.Tensor", "__eq__ __ne__ __sub__ __rsub__ __abs__ __getitem__ __setitem__ "
                          "__class__ sub abs max min float double to clone contiguous "
                          "copy_ equal isnan isfinite any all item data_ptr view reshape "

@@ -37,9 +37,11 @@ import torch
 
 from . import stats
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
-from .timing_policy import (Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
+from .findings import Hacked
+from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
                             _adaptive_samples, build_record, choose_calls_per_sample,
-                            choose_sample_count, extra_samples, is_stable, side_stream_finding)
+                            _no_check, choose_sample_count, extra_samples, is_stable,
+                            side_stream_finding)
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -96,7 +98,7 @@ def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
 def time_pair(
     ref_fn: Fn | SlotFn, cand_fn: Fn | SlotFn, *, device: torch.device | str, seed: int,
     config: TimingConfig | None = None, cuda_api: CudaApi | None = None,
-    inputs: TimedInputs | None = None,
+    inputs: TimedInputs | None = None, check: Check | None = None,
 ) -> dict:
     """Time ref_fn against cand_fn (zero-argument closures calling forward on fixed inputs)
     and return the `timing` stage record of docs/eval-result.md: ok, method, calls_per_sample,
@@ -106,6 +108,11 @@ def time_pair(
     With `inputs` (TimedInputs), ref_fn and cand_fn take the call's index j within a sample
     and read input slot j: every timed call sees values no earlier call saw, and sampled
     timed outputs are compared (CUDA). Without it they take no argument.
+
+    `check(when)` (CUDA) runs the evaluator's integrity checks between samples, where no
+    candidate code runs: before the reference's graph is captured, before each eager
+    reference sample and at the end of every block. A patch the candidate made to slow the
+    reference or to fake the clock is live there; what it raises (Hacked) propagates.
 
     On failure (a function raised, CUDA error) returns ok=False with `error` and `traceback`;
     the caller decides whether the worker is poisoned. `cuda_api` is a test-only seam: a fake
@@ -127,12 +134,14 @@ def time_pair(
         with torch.no_grad():
             if device.type == "cuda":
                 rec = _time_cuda(ref_slot, cand_slot, cuda_api or CudaApi(device), seed, cfg,
-                                 inputs)
+                                 inputs, check or _no_check)
             elif device.type == "cpu":
                 inputs.use(1)
                 rec = _time_cpu(lambda: ref_slot(0), lambda: cand_slot(0), seed, cfg)
             else:
                 raise ValueError(f"timing: unsupported device type {device.type!r}")
+    except Hacked:
+        raise
     except Exception as e:
         rec = {
             "ok": False, "method": None, "error": f"{type(e).__name__}: {e}"[:2000],

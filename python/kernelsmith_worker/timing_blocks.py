@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import time
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from . import stats
-from .timing_policy import SlotFn, TimedInputs, TimingConfig
+from .timing_policy import Check, SlotFn, TimedInputs, TimingConfig, _no_check
+
+_urandom = os.urandom  # captured at worker start, before any candidate is imported
 
 if TYPE_CHECKING:
     from .timing_cuda import CudaApi
@@ -70,15 +71,32 @@ def _timed_sample(api: CudaApi, runner: Any, name: str) -> tuple[Any, Any, float
     return e0, e1, _perf_counter() - wall
 
 
+def _check_before(runner: Any, name: str, check: Check) -> None:
+    """Before an eager reference sample: the reference runs the torch functions of the moment,
+    so a patch the candidate left in place would slow it (a graph replays what was captured,
+    checked before the capture)."""
+    if name == "ref" and runner.method == "cuda_events":
+        check("before a reference sample")
+
+
+def _random_below(n: int) -> int:
+    """A uniform draw in [0, n) from the OS's entropy (captured at worker start: a candidate
+    that patches `random` or `os.urandom` changes nothing here)."""
+    return int.from_bytes(_urandom(8), "little") % n
+
+
 def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
     """Which candidate samples (indices over both candidate blocks) are checked: drawn from
-    os.urandom mixed with the seed, so the candidate cannot know them in advance."""
-    rnd = random.Random(int.from_bytes(os.urandom(8), "little") ^ seed)
-    return set(rnd.sample(range(n_cand), min(count, n_cand)))
+    the OS's entropy, so the candidate cannot know them in advance (`seed` is not used: a
+    seed is known to whoever reads the request)."""
+    del seed
+    keyed = sorted(range(n_cand), key=lambda i: _urandom(8))
+    return set(keyed[:min(count, n_cand)])
 
 
 def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
-                      replay_s: dict[str, float], cfg: TimingConfig, seed: int) -> dict:
+                      replay_s: dict[str, float], cfg: TimingConfig, seed: int,
+                      check: Check = _no_check) -> dict:
     """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
     distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
     a function's block it runs alone for `heat_s`, untimed, so each is measured at the clock
@@ -98,10 +116,9 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                 for name, v in n.items()}
     plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
         if inputs.checked else set()
-    rnd = random.Random(os.urandom(16))
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
-                           "mismatch": False, "tampered": None}
+                           "mismatch": False, "tampered": None, "planned": len(plan)}
     seen_cand = 0
     for b, (name, signed) in enumerate(order):
         if b == 0 or order[b - 1][0] != name:
@@ -115,12 +132,14 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
         skip_next = False
         for _ in range((n_signed if signed else n)[name]):
             inputs.refresh(signed)
+            _check_before(runner, name, check)
             e0, e1, wall = _timed_sample(api, runner, name)
             evs.append((e0, e1, not skip_next, wall))
             skip_next = False
             if name == "cand":
                 if seen_cand in plan and not out["mismatch"]:
-                    j = rnd.choice(_checkable(runner.outputs["cand"]))  # any call, not only the last
+                    calls = _checkable(runner.outputs["cand"])
+                    j = calls[_random_below(len(calls))]  # any call, not only the last
                     api.synchronize()
                     out["tampered"] = out["tampered"] or inputs.tampered()
                     with inputs.pristine():  # not what the candidate may have written
@@ -132,6 +151,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                     skip_next = True
                 seen_cand += 1
         api.synchronize()
+        check(f"during the timing of the {name} block")
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, keep, wall in evs if keep]
         key = f"{name}_signed" if signed else name
         out[key] += times
@@ -141,7 +161,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
 
 
 def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
-                   cfg: TimingConfig) -> dict:
+                   cfg: TimingConfig, check: Check = _no_check) -> dict:
     """Each function in steady state, the way a program that calls it continuously (and
     triton.testing.do_bench_cudagraph) sees it: after `steady_heat_s` alone, samples back to
     back with no input refresh between them (the L2 flush stays: a short read, ~1 % of a
@@ -158,8 +178,10 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
         n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
         evs: list[tuple[Any, Any, float]] = []
         for _ in range(n):
+            _check_before(runner, name, check)
             evs.append(_timed_sample(api, runner, name))
         api.synchronize()
+        check(f"during the steady-state timing of the {name}")
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, wall in evs]
         out[name] = times
         out["blocks"].append({"fn": f"{name}_steady", "samples": len(times),

@@ -13,7 +13,7 @@ import torch
 from . import stats
 from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F401
                             _sustained_blocks, _tensors)
-from .timing_policy import (Fn, SlotFn, TimedInputs, TimingConfig, build_record,
+from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
                             choose_calls_per_sample, side_stream_finding)
 
 # Captured when the worker starts, before any candidate is imported.
@@ -84,18 +84,30 @@ class CudaApi:
 
     def kernels_of(self, call: Callable[[], None], limit: int = 100000) -> list[list] | None:
         """[name, device us] of every kernel call() ran on the device (all streams, graph
-        replays included), from the CUDA profiler; None when it cannot profile."""
+        replays included; record_function ranges are not kernels), from the CUDA profiler;
+        None when the profiler cannot start or report. What call() raises propagates."""
         try:
             from torch.autograd import DeviceType
             from torch.profiler import ProfilerActivity, profile
 
             self.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                call()
-                self.synchronize()
+            prof = profile(activities=[ProfilerActivity.CUDA])
+            prof.__enter__()
+        except Exception:  # noqa: BLE001 - no profiler here
+            return None
+        try:
+            call()
+            self.synchronize()
+        finally:
+            try:
+                prof.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001 - the error of call(), if any, matters more
+                pass
+        try:
             return [[e.name, float(e.time_range.elapsed_us())] for e in prof.events()
-                    if e.device_type == DeviceType.CUDA][:limit]
-        except Exception:  # noqa: BLE001 - profiling is best effort here
+                    if e.device_type == DeviceType.CUDA
+                    and not getattr(e, "is_user_annotation", False)][:limit]
+        except Exception:  # noqa: BLE001 - no report
             return None
 
 
@@ -170,7 +182,9 @@ def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dic
     """The kernels of ACCOUNTED_SAMPLES candidate samples run exactly as timed ones, back to
     back (new input values, L2 flush, then the sample), less the evaluator's own kernels: the
     refresh and the flush, profiled alone first and removed by name and count. Returns
-    {"kernels": [[name, us], ...], "calls": calls made} or None when it cannot profile."""
+    {"kernels": [[name, us], ...], "calls": calls made}, {"error": why} when a sample raised
+    (under the profiler: a candidate that fails only when observed), or None when it cannot
+    profile."""
     def evaluator_part() -> None:
         for _ in range(ACCOUNTED_SAMPLES):
             inputs.refresh(False)
@@ -182,7 +196,10 @@ def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dic
             runner.run("cand")
 
     own = api.kernels_of(evaluator_part)
-    got = api.kernels_of(samples)
+    try:
+        got = api.kernels_of(samples)
+    except Exception as e:  # noqa: BLE001 - candidate code ran
+        return {"error": f"{type(e).__name__}: {e}"[:400]}
     if own is None or got is None:
         return None
     left = Counter(name for name, _ in own)
@@ -321,6 +338,7 @@ def _replay_s(api: CudaApi, graph: Any, reps: int = 3) -> float:
 def _build_graph_runner(
     api: CudaApi, fns: dict[str, SlotFn], side: Any, eager_s: dict[str, float],
     flush: Callable[[], None], cfg: TimingConfig, inputs: TimedInputs,
+    check: Check = _no_check,
 ) -> tuple[_GraphRunner, dict[str, float], str]:
     """Capture both functions with the same k; recapture once if replays came out short."""
     k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
@@ -335,6 +353,8 @@ def _build_graph_runner(
             graphs, outs = {}, {}
             k = min(k, inputs.use(k))  # no two calls of a sample read the same slot
             for name, fn in fns.items():
+                if name == "ref":  # a patch that slows the reference would be baked in
+                    check("before the reference's CUDA graph was captured")
                 graphs[name], outs[name] = _capture(api, fn, k, side)
             api.synchronize()
             replay = {name: _replay_s(api, g) for name, g in graphs.items()}
@@ -399,7 +419,7 @@ def _wall_check(api: CudaApi, fn: Fn, per_call_s: float, cfg: TimingConfig) -> d
 
 
 def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: TimingConfig,
-               inputs: TimedInputs) -> dict:
+               inputs: TimedInputs, check: Check = _no_check) -> dict:
     fns = {"ref": ref_fn, "cand": cand_fn}
     calls0 = {name: (lambda f=fn: f(0)) for name, fn in fns.items()}  # slot 0, eager paths
     findings: list[dict] = []
@@ -425,7 +445,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         graph_check = None
         try:
             runner, replay, graph_check = _build_graph_runner(api, fns, side, eager_s,
-                                                              flush, cfg, inputs)
+                                                              flush, cfg, inputs, check)
         except _GraphUnusable as e:
             fallback_reason = str(e)
             findings += e.findings
@@ -449,8 +469,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             runner = _EagerRunner(api, fns, k, flush)
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
-            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed)
-            steady = _steady_blocks(api, runner, replay, cfg)
+            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed, check)
+            steady = _steady_blocks(api, runner, replay, cfg, check)
             api.synchronize()
             got["tampered"] = got["tampered"] or inputs.tampered()
             # what timed samples run on the device, for the audit's accounting
@@ -462,6 +482,13 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                 "kind": "timed_input_modified",
                 "detail": f"during timing {got['tampered']}: forward must not write, re-seat or "
                           "re-stride its inputs (the reference reads the same memory)",
+                "severity": "reject",
+            })
+        if not got["mismatch"] and got["checked"] < got["planned"]:
+            findings.append({
+                "kind": "timed_checks_skipped",
+                "detail": f"{got['checked']} of the {got['planned']} planned checks of timed "
+                          "outputs ran: the evaluator's sampling was interfered with",
                 "severity": "reject",
             })
         if got["mismatch"]:

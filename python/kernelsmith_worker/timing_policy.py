@@ -14,6 +14,11 @@ from . import stats
 
 Fn = Callable[[], object]
 SlotFn = Callable[[int], object]  # call j of a sample: reads input slot TimedInputs.slot(j)
+Check = Callable[[str], None]  # the integrity checks, `when` for the message; raises Hacked
+
+
+def _no_check(when: str) -> None:
+    pass
 
 
 class TimedInputs(Protocol):

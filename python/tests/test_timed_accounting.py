@@ -95,3 +95,38 @@ def test_no_profile_means_no_accounting():
     inputs = Inputs(log)
     assert timing_cuda._timed_sample_kernels(NoProfiler(log), HonestRunner(log, inputs),
                                              inputs) is None
+
+
+def test_accounting_that_cannot_be_made_is_a_reject():
+    from kernelsmith_worker.gpu_profile import accounting_findings
+
+    raised = accounting_findings({"error": "RuntimeError: observed"}, per_call=1)
+    assert [(f["kind"], f["severity"]) for f in raised] == [("timed_sample_failed", "reject")]
+    missing = accounting_findings(None, per_call=2)
+    assert [f["kind"] for f in missing] == ["accounting_failed"]
+    assert accounting_findings(None, per_call=0) == []  # no profile in the audit either (CPU)
+    assert accounting_findings({"kernels": [], "calls": 8}, per_call=1) == []
+
+
+def test_a_sample_that_raises_under_the_profiler_is_reported():
+    class Raising(HonestRunner):
+        def run(self, name):
+            raise RuntimeError("observed")
+
+    log = Log()
+    inputs = Inputs(log)
+    got = timing_cuda._timed_sample_kernels(FakeApi(log), Raising(log, inputs), inputs)
+    assert got == {"error": "RuntimeError: observed"}
+
+
+def test_record_function_ranges_are_not_kernels():
+    from types import SimpleNamespace as NS
+
+    from kernelsmith_worker.gpu_profile import classify_events
+
+    def ev(name, us, annotation=False):
+        return NS(name=name, device_resource_id=7, is_user_annotation=annotation,
+                  time_range=NS(elapsed_us=lambda: us))
+    prof = classify_events([ev("mm_kernel", 10.0), ev("my_matmul_range", 10.0, True)],
+                           {"mm_kernel"})
+    assert prof.kernels == 1 and prof.foreign_us == 0 and prof.custom_launches == 1

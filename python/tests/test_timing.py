@@ -535,3 +535,36 @@ def test_fake_cuda_a_candidate_that_writes_its_timed_input_is_rejected():
     assert rec["ok"], rec
     kinds = {f["kind"]: f["severity"] for f in rec["findings"]}
     assert kinds.get("timed_input_modified") == "reject", rec["findings"]
+
+
+def test_fake_cuda_checks_run_where_no_candidate_code_does():
+    def run(capturable):
+        dev = FakeDevice()
+        seen = []
+        rec = timing.time_pair(Kernel(dev, 40), Kernel(dev, 20, capturable=capturable),
+                               device=torch.device("cuda"), seed=0, config=FAST, cuda_api=dev,
+                               check=seen.append)
+        assert rec["ok"], rec
+        return rec, seen
+    rec, seen = run(True)
+    assert seen[0] == "before the reference's CUDA graph was captured"
+    assert "during the timing of the ref block" in seen
+    assert "during the timing of the cand block" in seen
+    assert "during the steady-state timing of the ref" in seen
+    assert "before a reference sample" not in seen  # a graph replays what was captured
+    rec, seen = run(False)  # eager: every reference sample runs the torch of the moment
+    assert rec["method"] == "cuda_events"
+    ref_samples = sum(b["samples"] for b in rec["blocks"] if b["fn"].startswith("ref"))
+    assert ref_samples > 0 and seen.count("before a reference sample") == ref_samples
+
+
+def test_fake_cuda_a_raising_check_stops_timing():
+    from kernelsmith_worker.findings import Hacked
+
+    dev = FakeDevice()
+
+    def check(when):
+        raise Hacked([{"kind": "evaluator_tampering", "detail": when, "severity": "reject"}])
+    with pytest.raises(Hacked):
+        timing.time_pair(Kernel(dev, 40), Kernel(dev, 20), device=torch.device("cuda"),
+                         seed=0, config=FAST, cuda_api=dev, check=check)

@@ -15,7 +15,8 @@ def fake_time_pair(findings: list[dict[str, str]] | None = None, fail: bool = Fa
     calls: list[dict[str, Any]] = []
 
     def time_pair(ref_fn: Callable[[int], object], cand_fn: Callable[[int], object], *,
-                  device: torch.device, seed: int, inputs: Any) -> dict[str, Any]:
+                  device: torch.device, seed: int, inputs: Any,
+                  check: Any = None) -> dict[str, Any]:
         inputs.use(1)
         ref_out, cand_out = ref_fn(0), cand_fn(0)
         calls.append({"device": device, "seed": seed,
@@ -58,7 +59,7 @@ def test_timing_failure_is_runtime_error_and_releases_the_lease(worker_ctx, monk
 
 
 def test_timing_record_not_ok_is_runtime_error(worker_ctx, monkeypatch):
-    def time_pair(ref_fn, cand_fn, *, device, seed, inputs):
+    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None):
         return {"ok": False, "method": None, "error": "RuntimeError: CUDA error: an illegal "
                 "memory access was encountered", "findings": []}
 
@@ -132,3 +133,24 @@ def test_a_baseline_that_does_not_load_is_an_infra_error(worker_ctx, monkeypatch
     assert result["status"] == "infra_error"
     assert f"baseline {broken}" in result["message"]
     assert result["vs_baseline"] is None and not calls
+
+
+def test_a_patch_live_at_a_check_inside_timing_is_tampering(worker_ctx, monkeypatch):
+    # what a candidate does between its calls while it is timed: torch.softmax slowed for the
+    # reference; time_pair's checks run where no candidate code does
+    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None):
+        inputs.use(1)
+        cand_fn(0)
+        real = torch.softmax
+        torch.softmax = lambda *a, **k: real(*a, **k)
+        check("before a reference sample")
+        raise AssertionError("the check did not stop the evaluation")
+
+    original = torch.softmax
+    monkeypatch.setattr(worker_ctx, "time_pair", time_pair)
+    result, _, events = run_eval(worker_ctx, CASES / "cpu_honest.py", timing=True)
+    assert result["status"] == "hacked", result["message"]
+    assert "before a reference sample" in result["message"]
+    assert "torch.softmax" in result["message"]
+    assert torch.softmax is original  # put back
+    assert events.log[-1] == "lease:release"
