@@ -63,6 +63,7 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
                        "Stream stream set_stream is_available device_count "
                        "make_graphed_callables _sleep empty_cache memory_allocated"),
         ("torch.cuda.Event", "record elapsed_time synchronize query wait"),
+        ("torch.cuda.CUDAGraph", "capture_begin capture_end replay reset __init__ __new__"),
         ("torch.cuda.CUDAGraph", "replay capture_begin capture_end reset"),
         ("torch.cuda.graph", "__enter__ __exit__"),
         ("torch.profiler", "profile"),
