@@ -209,19 +209,14 @@ Result<RunRecord> SqliteStore::GetRun(const std::string& run_id) {
   Result<nlohmann::json> summary = ParseJsonColumn(st->ColumnText(7), "runs.summary");
   if (!summary.ok()) return CorruptRow(what, summary.status());
   run.summary = std::move(*summary);
-  Result<SqliteStatement> src =
-      db_->Prepare("SELECT value FROM run_state WHERE run_id = ? AND key = ?", what);
-  if (!src.ok()) return src.status();
-  src->BindText(1, run_id).BindText(2, kProblemSourceKey);
-  Result<bool> has = src->Step();
-  if (!has.ok()) return has.status();
-  if (*has) {
-    Result<nlohmann::json> text = ParseJsonColumn(src->ColumnText(0), "run_state.value");
-    if (!text.ok() || !text->is_string()) {
-      return CorruptRow(what, text.ok() ? Status::InvalidArgument("problem_source: not a string")
-                                        : text.status());
+  Result<nlohmann::json> source = StateLocked(run_id, kProblemSourceKey, what);
+  if (source.ok()) {
+    if (!source->is_string()) {
+      return CorruptRow(what, Status::InvalidArgument("problem_source: not a string"));
     }
-    run.problem_source = text->get<std::string>();
+    run.problem_source = source->get<std::string>();
+  } else if (source.status().code() != Status::Code::kNotFound) {
+    return source.status();
   }
   return run;
 }
@@ -372,7 +367,11 @@ Status SqliteStore::PutState(const std::string& run_id, const std::string& key,
 
 Result<nlohmann::json> SqliteStore::GetState(const std::string& run_id, const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::string what = fmt::format("read state '{}' of run '{}'", key, run_id);
+  return StateLocked(run_id, key, fmt::format("read state '{}' of run '{}'", key, run_id));
+}
+
+Result<nlohmann::json> SqliteStore::StateLocked(const std::string& run_id, const std::string& key,
+                                                const std::string& what) {
   Result<SqliteStatement> st =
       db_->Prepare("SELECT value FROM run_state WHERE run_id = ? AND key = ?", what);
   if (!st.ok()) return st.status();

@@ -53,6 +53,9 @@ class SqliteStore final : public Store {
   Result<bool> ExistsLocked(std::string_view sql, std::string_view key, std::string_view what);
   // NotFound naming the run unless it exists.
   Status CheckRunExistsLocked(const std::string& run_id, std::string_view what);
+  // run_state's value of `key` for the run; NotFound when never put. Caller holds mu_.
+  Result<nlohmann::json> StateLocked(const std::string& run_id, const std::string& key,
+                                     const std::string& what);
   // Inserts inside the caller's transaction.
   Status InsertProgramLocked(const ProgramRecord& program);
   Status InsertEvaluationLocked(const std::string& program_id, const EvalResult& result);
