@@ -188,6 +188,7 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
   eo.seed_path = seed.path;
   eo.seed_source = seed.source;
   eo.backend = protocol.backend;
+  eo.hardware = shared.hardware;
   eo.rounds = protocol.rounds;
   eo.parallel_proposals = protocol.parallel_proposals;
   eo.trials = protocol.trials;

@@ -36,6 +36,7 @@ struct BenchProtocol {
 struct BenchShared {
   Runner* runner = nullptr;
   std::shared_ptr<LlmClient> llm_client;  // null for the tuner
+  std::string hardware;                   // the device, as the prompts name it
 };
 
 struct BenchProblemRow {

@@ -15,8 +15,10 @@
 #include "bench/problem_run.h"
 #include "bench/suite.h"
 #include "cli/backend_choice.h"
+#include "cli/evolve_setup.h"
 #include "core/file.h"
 #include "engine/llm_proposer.h"
+#include "engine/proposer_factory.h"
 #include "eval/worker_pool.h"
 #include "llm/llm_client.h"
 
@@ -227,16 +229,15 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
 
   BenchShared shared;
   shared.runner = pool->get();
+  shared.hardware = HardwareOf(*hello);
   if (protocol.proposer == "llm") {
-    OpenAiClientOptions co;
-    co.base_url = o.llm_url;
-    co.model = protocol.model;
-    co.api_key_env = o.api_key_env;
-    co.max_in_flight = o.llm_in_flight;
-    co.context_tokens = o.llm_limits.context_tokens;
-    co.request_timeout_s = o.llm_limits.llm_timeout_s;
-    co.seed = protocol.seed;
-    Result<std::unique_ptr<OpenAiClient>> client = OpenAiClient::Create(co);
+    ProposerSpec spec;  // the client evolve builds: dead-endpoint guard, context fitting
+    spec.llms.push_back({o.llm_url, protocol.model, 1.0, o.api_key_env});
+    spec.max_in_flight = o.llm_in_flight;
+    spec.seed = protocol.seed;
+    spec.context_tokens = o.llm_limits.context_tokens;
+    spec.llm_timeout_s = o.llm_limits.llm_timeout_s;
+    Result<std::shared_ptr<LlmClient>> client = MakeLlmClient(spec);
     if (!client.ok()) return UsageError(client.status().message());
     shared.llm_client = std::move(*client);
   } else if (protocol.proposer == "command") {

@@ -46,6 +46,8 @@ namespace {
 // dead: the run stops with the endpoint's last error instead of spinning (llm/ensemble.h).
 constexpr int kDeadAfterFailedCalls = 3;
 
+}  // namespace
+
 Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec) {
   std::vector<EnsembleMember> members;
   for (const LlmEndpointSpec& e : spec.llms) {
@@ -72,8 +74,6 @@ Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec) {
   if (!ensemble.ok()) return ensemble.status();
   return std::shared_ptr<LlmClient>(std::move(*ensemble));
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Proposer>> MakeProposer(const ProposerSpec& spec, Store* store) {
   if (spec.kind == "tuner") return std::unique_ptr<Proposer>(new TunerProposer(spec.seed));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "llm/llm_client.h"
 #include "engine/proposer.h"
 #include "store/store.h"
 
@@ -42,6 +43,11 @@ struct ProposerSpec {
   double tuner_ratio = 0;      // share of proposals given to the tuner (not for kind tuner)
   uint64_t seed = 42;
 };
+
+// The client of spec.llms: one endpoint behind a dead-endpoint guard (a run stops with the
+// endpoint's error after a few failed calls in a row instead of spinning), or a weighted
+// ensemble of several; each member fits max_tokens into its model's context.
+Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec);
 
 // InvalidArgument for an incomplete spec (e.g. kind llm without endpoints) or a bad template
 // directory; the message names the flag to fix.

@@ -68,6 +68,32 @@ else
   echo "ok   bench-resume-kept ($before then $after evaluations)"
 fi
 
+# 4. An LLM bench sets up its client as evolve does: the prompts name the device the worker
+# reports, and a dead endpoint fails the problems quickly instead of spinning through rounds.
+python3 tests/e2e/data/context_llm.py 65536 1 tests/e2e/data/replies/1.txt "$tmp/llm.log" \
+  "$tmp/llm.port" &
+llm_pid=$!
+for _ in $(seq 50); do [ -f "$tmp/llm.port" ] && break; sleep 0.1; done
+check bench-llm-run 0 'overall' -- "$KS" bench $suite --rounds 1 $fast --run-dir "$tmp/llm" \
+  --llm-url "http://127.0.0.1:$(cat "$tmp/llm.port")/v1" --model m
+kill "$llm_pid" 2>/dev/null
+wait "$llm_pid" 2>/dev/null
+check bench-prompts-name-the-device 0 '^ok$' -- python3 - "$tmp/llm.log.requests" <<'PY'
+import json, sys
+bodies = [json.loads(line) for line in open(sys.argv[1])]
+text = [" ".join(m["content"] for m in b["messages"]) for b in bodies]
+assert bodies and not any("the target device" in t for t in text), "a prompt without the device"
+assert all("cores)" in t for t in text), "the worker's CPU is not named"
+print("ok")
+PY
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start=$(date +%s)
+check bench-dead-endpoint 1 'the run cannot go on: LLM endpoint .* unreachable' -- \
+  "$KS" bench $suite --rounds 40 $fast --run-dir "$tmp/dead" \
+  --llm-url "http://127.0.0.1:$port/v1" --model m
+wall=$(($(date +%s) - start))
+if [ "$wall" -gt 120 ]; then fail "bench-dead-endpoint-quick: ${wall}s"; else ok "bench-dead-endpoint-quick (${wall}s)"; fi
+
 if [ "$failures" -ne 0 ]; then
   echo "e2e bench: $failures failure(s)"
   exit 1

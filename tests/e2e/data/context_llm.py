@@ -5,7 +5,8 @@ usage: context_llm.py CONTEXT_TOKENS ADVERTISE(0|1) REPLY_FILE LOG_FILE PORT_FIL
 Serves 127.0.0.1 on a free port (written to PORT_FILE). GET /v1/models lists one model, with
 max_model_len when ADVERTISE is 1. POST /v1/chat/completions: a request whose messages
 (bytes / 4) plus max_tokens exceed CONTEXT_TOKENS is answered 400 in vLLM's words; any other
-gets REPLY_FILE's text. Each POST appends "max_tokens STATUS" to LOG_FILE."""
+gets REPLY_FILE's text. Each POST appends "max_tokens STATUS" to LOG_FILE and its JSON body
+as one line to LOG_FILE.requests."""
 import json
 import os
 import sys
@@ -43,6 +44,8 @@ class Handler(BaseHTTPRequestHandler):
         status = 400 if prompt + asked > CONTEXT else 200
         with open(LOG, "a") as f:
             f.write(f"{asked} {status}\n")
+        with open(LOG + ".requests", "a") as f:
+            f.write(json.dumps(req) + "\n")
         if status == 400:
             self.send(400, {"object": "error", "code": 400, "type": "BadRequestError",
                             "message": f"This model's maximum context length is {CONTEXT} "
