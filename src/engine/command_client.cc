@@ -11,6 +11,7 @@
 #include "core/subprocess.h"
 #include "engine/llm_proposer.h"
 #include "eval/feedback.h"
+#include "llm/token_estimate.h"
 
 namespace ks {
 namespace {
@@ -81,8 +82,8 @@ class CommandClient : public LlmClient {
     ChatResponse response;
     response.content = std::move(out);
     response.finish_reason = "stop";
-    response.prompt_tokens = static_cast<int64_t>(prompt.size() / 4);
-    response.completion_tokens = static_cast<int64_t>(response.content.size() / 4);
+    response.prompt_tokens = EstimateTokens(prompt);
+    response.completion_tokens = EstimateTokens(response.content);
     response.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     response.model = "command";

@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "engine/llm_proposer.h"
+#include "llm/token_estimate.h"
 
 namespace ks {
 namespace {
@@ -38,8 +39,8 @@ class FilesProposer : public LlmProposer {
     ChatResponse response;
     response.content = std::move(*answer);
     response.finish_reason = "stop";
-    response.prompt_tokens = static_cast<int64_t>(prompt.size() / 4);
-    response.completion_tokens = static_cast<int64_t>(response.content.size() / 4);
+    response.prompt_tokens = EstimateTokens(prompt);
+    response.completion_tokens = EstimateTokens(response.content);
     response.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     response.model = "files";

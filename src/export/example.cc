@@ -27,10 +27,6 @@ Result<nlohmann::json> PromptMessages(const LlmCallRecord& call) {
   return out;
 }
 
-int64_t EstimateTokens(std::string_view text) {
-  return static_cast<int64_t>((text.size() + 3) / 4);
-}
-
 int64_t EstimateMessageTokens(const nlohmann::json& messages) {
   int64_t n = 0;
   for (const nlohmann::json& m : messages) {

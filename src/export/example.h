@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "llm/token_estimate.h"
 #include "store/store.h"
 
 namespace ks {
@@ -28,7 +29,6 @@ struct TokenCount {
   int64_t total() const { return prompt + completion; }
 };
 
-int64_t EstimateTokens(std::string_view text);
 // The estimate for a list of messages: the sum over their contents.
 int64_t EstimateMessageTokens(const nlohmann::json& messages);
 TokenCount CountTokens(const LlmCallRecord& call, const nlohmann::json& prompt_messages);

@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "llm/token_estimate.h"
+
 namespace ks {
 namespace {
 
-constexpr int64_t kBytesPerToken = 3;
 constexpr int64_t kTokensPerMessage = 8;
 
 std::optional<int64_t> ContextOf(const nlohmann::json& entry) {
@@ -37,8 +38,7 @@ std::optional<int64_t> FirstNumber(const std::string& text, const std::regex& re
 int64_t EstimatePromptTokens(const std::vector<ChatMessage>& messages) {
   int64_t tokens = 0;
   for (const ChatMessage& m : messages) {
-    tokens += (static_cast<int64_t>(m.content.size()) + kBytesPerToken - 1) / kBytesPerToken +
-              kTokensPerMessage;
+    tokens += EstimateTokensUpper(m.content) + kTokensPerMessage;
   }
   return tokens;
 }

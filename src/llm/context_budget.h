@@ -19,8 +19,8 @@ namespace ks {
 // refused with a message instead of being sent.
 inline constexpr int64_t kMinCompletionTokens = 1024;
 
-// Tokens the messages take, rounded up: 3 bytes a token (code and prose tokenize at 3.5–4.5
-// with current tokenizers) plus a few per message for the chat template.
+// Tokens the messages take, an upper bound (EstimateTokensUpper) plus a few per message for
+// the chat template.
 int64_t EstimatePromptTokens(const std::vector<ChatMessage>& messages);
 
 // The context length a GET {base_url}/models body gives for `model` (`max_model_len`, or

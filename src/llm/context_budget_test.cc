@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "llm/token_estimate.h"
+
 namespace ks {
 namespace {
 
@@ -11,6 +13,13 @@ TEST(ContextBudgetTest, EstimatesTokensConservatively) {
   std::vector<ChatMessage> m = {{"system", std::string(300, 'x')}, {"user", "ab"}};
   EXPECT_EQ(EstimatePromptTokens(m), 100 + 8 + 1 + 8);
   EXPECT_EQ(EstimatePromptTokens({}), 0);
+}
+
+TEST(ContextBudgetTest, OneTypicalAndOneUpperTokenEstimate) {
+  EXPECT_EQ(EstimateTokens(""), 0);
+  EXPECT_EQ(EstimateTokens("abcde"), 2);      // 4 bytes a token, rounded up
+  EXPECT_EQ(EstimateTokensUpper("abcd"), 2);  // 3 bytes a token, rounded up
+  EXPECT_GE(EstimateTokensUpper(std::string(1000, 'x')), EstimateTokens(std::string(1000, 'x')));
 }
 
 TEST(ContextBudgetTest, ReadsTheContextAServerReports) {

@@ -20,6 +20,7 @@
 
 #include "core/status.h"
 #include "llm/llm_client.h"
+#include "llm/token_estimate.h"
 
 namespace ks {
 
@@ -75,9 +76,7 @@ class PromptBuilder {
   // program alone do not fit under the cap.
   Result<Prompt> Build(const PromptInput& input) const;
 
-  static int64_t EstimateTokens(std::string_view text) {
-    return static_cast<int64_t>((text.size() + 3) / 4);
-  }
+  static int64_t EstimateTokens(std::string_view text) { return ks::EstimateTokens(text); }
 
  private:
   struct Template {
