@@ -16,6 +16,7 @@
 #include "bench/suite.h"
 #include "cli/backend_choice.h"
 #include "cli/evolve_setup.h"
+#include "cli/python_choice.h"
 #include "core/file.h"
 #include "engine/llm_proposer.h"
 #include "engine/proposer_factory.h"
@@ -32,15 +33,6 @@ constexpr int kExitUsage = 2;
 int UsageError(const std::string& message) {
   fmt::print(stderr, "kernelsmith bench: error: {}\n", message);
   return kExitUsage;
-}
-
-std::string DefaultRunDir() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  return std::string("runs/bench-") + stamp;
 }
 
 nlohmann::json ProtocolToJson(const BenchProtocol& p) {
@@ -181,7 +173,7 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
   protocol.trials = o.trials;
   protocol.seed = o.seed;
   protocol.max_tokens = o.llm_limits.max_tokens;
-  std::string run_dir = o.run_dir.empty() ? DefaultRunDir() : o.run_dir;
+  std::string run_dir = o.run_dir.empty() ? StampedRunDir("bench") : o.run_dir;
   const std::string config_path = run_dir + "/bench_config.json";
   bool resumed_protocol = false;
   if (o.resume) {
@@ -209,11 +201,7 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
   }
 
   WorkerPoolOptions pool_options;
-  if (!o.python.empty()) {
-    pool_options.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    pool_options.python = env;
-  }
+  ChoosePython(o.python, &pool_options.python);
   pool_options.slots_per_gpu = o.parallel_evals > 0 ? o.parallel_evals : o.concurrency;
   Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
   if (!pool.ok()) return UsageError(pool.status().message());

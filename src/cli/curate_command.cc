@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/python_choice.h"
 #include "core/file.h"
 #include "curate/llm_inputs.h"
 #include "curate/pipeline.h"
@@ -52,8 +53,9 @@ CLI::App* AddCurateCommand(CLI::App& app, CurateCommandOptions& o) {
                   "OpenAI-compatible base URL: ask it for inputs where deduction failed");
   cmd->add_option("--model", o.model, "Model name for --llm-url");
   cmd->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key");
-  cmd->add_option("--python", o.python, "Python with torch and scikit-learn (default: "
-                                        "$KS_PYTHON or python3)");
+  cmd->add_option("--python", o.python,
+                  "Python with torch and scikit-learn (default: "
+                  "$KS_PYTHON or python3)");
   cmd->add_option("--timeout", o.timeout_s, "Seconds per module run by `inputs`")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -83,11 +85,7 @@ int RunCurateCommand(const CurateCommandOptions& o) {
   co.skip_tests = !o.include_tests;
   co.extract_batch = o.extract_batch;
   co.inputs_batch = o.inputs_batch;
-  if (!o.python.empty()) {
-    co.tool.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    co.tool.python = env;
-  }
+  ChoosePython(o.python, &co.tool.python);
   for (const std::string& s : o.sources) {
     std::error_code ec;
     if (!std::filesystem::is_directory(s, ec)) {
@@ -137,9 +135,9 @@ int RunCurateCommand(const CurateCommandOptions& o) {
   fmt::print(
       "files scanned {}  modules found {}  self-contained {}  unique {} ({} exact, {} near "
       "duplicates merged)  executable {}{}  families {}  clusters {}  wall {:.1f} s\n",
-      j["files_scanned"].get<int>(), j["modules_found"].get<int>(),
-      j["self_contained"].get<int>(), j["unique"].get<int>(), j["exact_duplicates"].get<int>(),
-      j["near_duplicates"].get<int>(), j["executable"].get<int>(),
+      j["files_scanned"].get<int>(), j["modules_found"].get<int>(), j["self_contained"].get<int>(),
+      j["unique"].get<int>(), j["exact_duplicates"].get<int>(), j["near_duplicates"].get<int>(),
+      j["executable"].get<int>(),
       j["executable_via_llm"].get<int>() > 0
           ? fmt::format(" ({} via LLM)", j["executable_via_llm"].get<int>())
           : "",

@@ -16,6 +16,7 @@
 
 #include "cli/evolve_setup.h"
 #include "cli/final_verify.h"
+#include "cli/python_choice.h"
 #include "core/config_file.h"
 #include "core/file.h"
 #include "engine/engine.h"
@@ -299,11 +300,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   if (!store.ok()) return UsageError(store.status().message());
 
   WorkerPoolOptions pool_options;
-  if (!o.python.empty()) {
-    pool_options.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    pool_options.python = env;
-  }
+  ChoosePython(o.python, &pool_options.python);
   pool_options.slots_per_gpu = o.parallel_evals;
   Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
   if (!pool.ok()) return UsageError(pool.status().message());

@@ -26,13 +26,17 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   return j;
 }
 
-std::string DefaultRunDir(const std::string& problem_path) {
+std::string StampedRunDir(const std::string& name) {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  return fmt::format("runs/{}-{}", std::filesystem::path(problem_path).stem().string(), stamp);
+  return fmt::format("runs/{}-{}", name, stamp);
+}
+
+std::string DefaultRunDir(const std::string& problem_path) {
+  return StampedRunDir(std::filesystem::path(problem_path).stem().string());
 }
 
 std::string HardwareOf(const nlohmann::json& hello) {

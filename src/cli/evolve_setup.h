@@ -17,6 +17,8 @@ int EvolveUsageError(const std::string& message);
 // The JSON object in `path`; InvalidArgument names a file that is not JSON.
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
 
+// runs/<name>-<local time, YYYYmmdd-HHMMSS>.
+std::string StampedRunDir(const std::string& name);
 // runs/<problem-stem>-<YYYYmmdd-HHMMSS>.
 std::string DefaultRunDir(const std::string& problem_path);
 

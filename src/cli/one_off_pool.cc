@@ -3,17 +3,14 @@
 #include <cstdlib>
 
 #include "cli/backend_choice.h"
+#include "cli/python_choice.h"
 
 namespace ks {
 
 Result<OneOffPool> StartOneOffPool(const std::string& python_flag, std::optional<int> gpu,
                                    const std::string& backend) {
   WorkerPoolOptions options;
-  if (!python_flag.empty()) {
-    options.python = python_flag;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    options.python = env;
-  }
+  ChoosePython(python_flag, &options.python);
   if (gpu) options.gpus = {*gpu};
   Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(options);
   if (!pool.ok()) return Status::InvalidArgument(pool.status().message());

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/backend_choice.h"
+#include "cli/python_choice.h"
 #include "eval/worker_pool.h"
 #include "serve/admission_queue.h"
 #include "serve/http_server.h"
@@ -153,11 +154,7 @@ int RunServeCommand(const ServeCommandOptions& o) {
   if (o.gpus.empty() && !gpus.ok()) gpus = std::vector<int>{};
   if (!gpus.ok()) return UsageError(gpus.status().message());
   WorkerPoolOptions pool_options;
-  if (!o.python.empty()) {
-    pool_options.python = o.python;
-  } else if (const char* env = std::getenv("KS_PYTHON"); env != nullptr && *env != '\0') {
-    pool_options.python = env;
-  }
+  ChoosePython(o.python, &pool_options.python);
   pool_options.gpus = *gpus;
   pool_options.slots_per_gpu = o.slots_per_gpu;
   Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
@@ -174,17 +171,17 @@ int RunServeCommand(const ServeCommandOptions& o) {
   const size_t slots = (*pool)->slot_count();
   ServeMetrics metrics;
   MeteredRunner metered(pool->get(), &metrics);
-  AdmissionQueue queue(&metered, {.max_queue = static_cast<size_t>(o.max_queue),
-                                  .max_in_flight = slots});
+  AdmissionQueue queue(&metered,
+                       {.max_queue = static_cast<size_t>(o.max_queue), .max_in_flight = slots});
   ParentBaselines baselines(&queue);
   RewardService service(&queue, &baselines, service_options);
   RewardServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
-  server_options.threads =
-      o.threads > 0 ? o.threads
-                    : static_cast<int>(std::clamp<size_t>(
-                          static_cast<size_t>(o.max_queue) + slots + 8, 16, 512));
+  server_options.threads = o.threads > 0
+                               ? o.threads
+                               : static_cast<int>(std::clamp<size_t>(
+                                     static_cast<size_t>(o.max_queue) + slots + 8, 16, 512));
   server_options.max_body_bytes = static_cast<size_t>(o.max_body_mb * 1024 * 1024);
   server_options.request_timeout_s = o.request_timeout_s;
   server_options.hello = *hello;
@@ -194,18 +191,20 @@ int RunServeCommand(const ServeCommandOptions& o) {
   if (!started.ok()) return UsageError(started.message());
 
   std::string device = hello->value("device", nlohmann::json::object()).value("name", "");
-  fmt::print("kernelsmith serve: listening on http://{}:{} (backend {}, {} worker slot(s){}, "
-             "max queue {}, reward {})\n",
-             o.host, server.port(), *backend, slots, device.empty() ? "" : " on " + device,
-             o.max_queue, o.reward);
+  fmt::print(
+      "kernelsmith serve: listening on http://{}:{} (backend {}, {} worker slot(s){}, "
+      "max queue {}, reward {})\n",
+      o.host, server.port(), *backend, slots, device.empty() ? "" : " on " + device, o.max_queue,
+      o.reward);
   std::fflush(stdout);
 
   int sig = 0;
   sigwait(&signals, &sig);
   AdmissionStats s = queue.stats();
-  fmt::print("kernelsmith serve: {} received; stopping ({} queued evaluation(s) cancelled, "
-             "waiting for {} running)\n",
-             sig == SIGINT ? "SIGINT" : "SIGTERM", s.queued, s.in_flight);
+  fmt::print(
+      "kernelsmith serve: {} received; stopping ({} queued evaluation(s) cancelled, "
+      "waiting for {} running)\n",
+      sig == SIGINT ? "SIGINT" : "SIGTERM", s.queued, s.in_flight);
   std::fflush(stdout);
   server.Stop();     // waiting requests answer 503; no new ones
   queue.Shutdown();  // cancels what is queued, waits for what runs
