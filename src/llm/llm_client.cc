@@ -233,8 +233,9 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
   ChatRequest sent = request;
   if (int64_t context = ContextTokens(model); context > 0) {
     Result<int> fit = FitMaxTokens(sent.max_tokens, context, EstimatePromptTokens(sent.messages));
-    if (!fit.ok())
+    if (!fit.ok()) {
       return Status::InvalidArgument(fmt::format("{} ({})", fit.status().message(), url_));
+    }
     sent.max_tokens = *fit;
   }
   std::string body = BuildChatRequestBody(sent, model);
