@@ -85,17 +85,16 @@ def _random_below(n: int) -> int:
     return int.from_bytes(_urandom(8), "little") % n
 
 
-def _check_plan(n_cand: int, count: int, seed: int) -> set[int]:
+def _check_plan(n_cand: int, count: int) -> set[int]:
     """Which candidate samples (indices over both candidate blocks) are checked: drawn from
-    the OS's entropy, so the candidate cannot know them in advance (`seed` is not used: a
-    seed is known to whoever reads the request)."""
-    del seed
+    the OS's entropy, not from the request's seed, so the candidate cannot know them in
+    advance."""
     keyed = sorted(range(n_cand), key=lambda i: _urandom(8))
     return set(keyed[:min(count, n_cand)])
 
 
 def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
-                      replay_s: dict[str, float], cfg: TimingConfig, seed: int,
+                      replay_s: dict[str, float], cfg: TimingConfig,
                       check: Check = _no_check) -> dict:
     """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
     distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
@@ -104,7 +103,8 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
     flush. At random candidate samples the output is compared with a reference call on the
     same values; the sample after such a check (the device idled while the host compared)
     is not kept. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
-    with heats, heat_s, blocks, checked and mismatch."""
+    with heats, heat_s, blocks, checked, planned (checks the plan drew), mismatch and
+    tampered."""
     k = runner.calls_per_sample
     order: tuple[tuple[str, bool], ...] = (("ref", False), ("cand", False), ("cand", False),
                                            ("ref", False))
@@ -114,7 +114,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                    cfg.block_max_samples) for name, t in replay_s.items()}
     n_signed = {name: max(cfg.block_min_samples, math.ceil(v * cfg.signed_block_share))
                 for name, v in n.items()}
-    plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks, seed) \
+    plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks) \
         if inputs.checked else set()
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,

@@ -469,7 +469,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             runner = _EagerRunner(api, fns, k, flush)
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
-            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, seed, check)
+            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check)
             steady = _steady_blocks(api, runner, replay, cfg, check)
             api.synchronize()
             got["tampered"] = got["tampered"] or inputs.tampered()

@@ -223,8 +223,7 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
     spec.llms.push_back({o.llm_url, protocol.model, 1.0, o.api_key_env});
     spec.max_in_flight = o.llm_in_flight;
     spec.seed = protocol.seed;
-    spec.context_tokens = o.llm_limits.context_tokens;
-    spec.llm_timeout_s = o.llm_limits.llm_timeout_s;
+    spec.limits = o.llm_limits;
     Result<std::shared_ptr<LlmClient>> client = MakeLlmClient(spec);
     if (!client.ok()) return UsageError(client.status().message());
     shared.llm_client = std::move(*client);

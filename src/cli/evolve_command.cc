@@ -253,9 +253,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   spec.prompts_dir = o.prompts_dir;
   spec.tuner_ratio = o.proposer == "tuner" ? 0 : o.tuner_ratio;
   spec.seed = o.seed;
-  spec.max_tokens = o.llm_limits.max_tokens;
-  spec.context_tokens = o.llm_limits.context_tokens;
-  spec.llm_timeout_s = o.llm_limits.llm_timeout_s;
+  spec.limits = o.llm_limits;
   SourceFile seed;
   if (!o.seed_kernel.empty()) {
     Result<SourceFile> loaded = LoadCandidate(o.seed_kernel);

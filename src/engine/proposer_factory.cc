@@ -57,8 +57,8 @@ Result<std::shared_ptr<LlmClient>> MakeLlmClient(const ProposerSpec& spec) {
     co.api_key_env = e.api_key_env;
     co.max_in_flight = spec.max_in_flight;
     co.seed = spec.seed;
-    co.context_tokens = spec.context_tokens;
-    co.request_timeout_s = spec.llm_timeout_s;
+    co.context_tokens = spec.limits.context_tokens;
+    co.request_timeout_s = spec.limits.llm_timeout_s;
     Result<std::unique_ptr<OpenAiClient>> client = OpenAiClient::Create(co);
     if (!client.ok()) return client.status();
     members.push_back({std::shared_ptr<LlmClient>(std::move(*client)), e.weight});
@@ -81,7 +81,7 @@ Result<std::unique_ptr<Proposer>> MakeProposer(const ProposerSpec& spec, Store* 
   lo.run_id = spec.run_id;
   lo.prompts_dir = spec.prompts_dir;
   lo.max_prompt_tokens = spec.max_prompt_tokens;
-  lo.max_tokens = spec.max_tokens;
+  lo.max_tokens = spec.limits.max_tokens;
   Result<std::unique_ptr<Proposer>> made = Status::InvalidArgument(
       "unknown proposer \"" + spec.kind + "\" (known: llm, tuner, command, files)");
   if (spec.kind == "llm") {

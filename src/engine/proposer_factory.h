@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "llm/llm_client.h"
 #include "engine/proposer.h"
+#include "llm/llm_client.h"
 #include "store/store.h"
 
 namespace ks {
@@ -27,6 +27,13 @@ struct LlmEndpointSpec {
 // wrong with `text`.
 Result<LlmEndpointSpec> ParseLlmEndpointSpec(const std::string& text);
 
+// Limits of each LLM call (flags --max-tokens, --context-tokens, --llm-timeout).
+struct LlmLimits {
+  int max_tokens = 32768;      // completion cap per call (the paper's 32K), fitted to the context
+  int context_tokens = 0;      // the model's context; 0: asked from the server
+  double llm_timeout_s = 900;  // one call's limit per attempt (reasoning models are slow)
+};
+
 struct ProposerSpec {
   std::string kind = "tuner";         // "tuner", "llm", "command" or "files"
   std::string run_id;                 // the run the LLM calls are stored under
@@ -37,10 +44,8 @@ struct ProposerSpec {
   std::string exchange_dir;  // kind files: where prompts and answers are exchanged
   std::string prompts_dir;   // user prompt templates; empty: prompts/ of the source tree
   int64_t max_prompt_tokens = 32768;
-  int max_tokens = 32768;      // completion cap per call (fitted to the context by the client)
-  int context_tokens = 0;      // the model's context; 0: asked from the server
-  double llm_timeout_s = 900;  // one call's limit per attempt
-  double tuner_ratio = 0;      // share of proposals given to the tuner (not for kind tuner)
+  LlmLimits limits;
+  double tuner_ratio = 0;  // share of proposals given to the tuner (not for kind tuner)
   uint64_t seed = 42;
 };
 
