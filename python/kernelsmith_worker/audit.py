@@ -236,8 +236,14 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         own = a.kernel_names()
         a.recorder.reset()
         prof = profile_forward(lambda: a.run_candidate(args), own,
-                               lambda: dict(a.recorder.counts))
+                               lambda: dict(a.recorder.counts),
+                               lambda: a.run_candidate(clone_args(a.source.pristine(0).inputs)))
         findings.extend(foreign_findings(prof, "in forward"))
+        if prof.unrecorded:
+            shown = ", ".join(f"{n} x{c}" for n, c in sorted(prof.unrecorded.items())[:3])
+            findings.append(finding("kernel_records_missing", "the candidate launched kernels "
+                                    f"that the device's kernel records do not show ({shown}): "
+                                    "the recording was switched off", "reject"))
         findings.extend(host_op_findings(prof))
         launches = max(launches, prof.custom_launches)
         per_call_launches = prof.custom_launches  # one profiled forward, device-side

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import errors
+from kernelsmith_worker import errors, kernel_log
 from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
@@ -124,6 +124,12 @@ class _Evaluation:
             self.fail("infra_error", rec["error"])
             raise _Stop
         self.dev = backend.device()
+        if self.dev.type == "cuda" and kernel_log.current() is None:
+            rec["error"] = ("cannot account the candidate's device work on this worker: "
+                            f"{kernel_log.why_not()}")
+            self.end(rec, False)
+            self.fail("infra_error", rec["error"])
+            raise _Stop
         try:
             problem = ctx.loader.load_problem(req.problem_path, req.problem_source)
             ctx.guard.watch_problem(problem.module)

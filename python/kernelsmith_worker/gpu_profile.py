@@ -1,5 +1,6 @@
-"""One candidate forward under the CUDA profiler: which kernels ran, on which streams, and
-how much of the device time was the candidate's own kernels."""
+"""One candidate forward with the kernel log's window open: which kernels ran, on which
+streams, and how much of the device time was the candidate's own kernels; and the launch
+accounting findings of timed calls."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ class KernelProfile:
     foreign: dict[str, int] = field(default_factory=dict)  # name → launches
     library: dict[str, int] = field(default_factory=dict)  # library compute kernels
     host_ops: dict[str, int] = field(default_factory=dict)  # aten ops the profiler saw
+    # launches the hooks counted that the kernel log did not record (it was switched off)
+    unrecorded: dict[str, int] = field(default_factory=dict)
 
     def share(self) -> float | None:
         return self.custom_us / self.total_us if self.total_us > 0 else None
@@ -59,53 +62,59 @@ class KernelProfile:
         return self.foreign_us / self.total_us if self.total_us > 0 else None
 
 
-def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, int]) -> str | None:
-    """The candidate kernel `kernel` is an instance of, or None. A name the launch hooks
-    counted is the candidate's only as many times as the hooks saw it launched (a Triton
-    kernel named like a cuBLAS kernel does not make the cuBLAS kernel the candidate's);
-    a library-looking name must match exactly."""
+def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, int],
+         n: int = 1) -> tuple[str | None, int]:
+    """The candidate kernel `kernel` is an instance of (or None), and how many of its `n`
+    launches are the candidate's. A name the launch hooks counted is the candidate's only as
+    many times as the hooks saw it launched (a Triton kernel named like a cuBLAS kernel does
+    not make the cuBLAS kernel the candidate's); a library-looking name must match exactly."""
     if kernel in names:
         match: str | None = kernel
     elif _LIBRARY.search(kernel):
-        return None
+        return None, 0
     else:
         match = kernel_matches(kernel, names)
     if match is None:
-        return None
-    if match in hooked:
-        seen[match] = seen.get(match, 0) + 1
-        if seen[match] > hooked[match]:
-            return None
-    return match
+        return None, 0
+    if match not in hooked:
+        return match, n
+    own = max(0, min(n, hooked[match] - seen.get(match, 0)))
+    seen[match] = seen.get(match, 0) + n
+    return match, own
 
 
 def classify_events(events: list[Any], names: set[str],
                     hooked: dict[str, int] | None = None) -> KernelProfile:
-    """Summarises device events (profiler FunctionEvents with `name`, `device_resource_id`
-    (the stream) and `time_range`); the marker kernel names the current stream. `hooked`:
-    launches per kernel name that the launch hooks counted in the same call."""
+    """Summarises device kernels: objects with `name`, `device_resource_id` (the stream),
+    `time_range.elapsed_us()` (device time) and optionally `count` (launches summed in that
+    time, default 1); the marker kernel names the current stream. `hooked`: launches per
+    kernel name that the launch hooks counted in the same call."""
     result = KernelProfile()
     seen: dict[str, int] = {}
     for e in events:
         if _MARKER in e.name:
             result.marker_stream = e.device_resource_id
     for e in events:
-        if _MARKER in e.name or getattr(e, "is_user_annotation", False):
-            continue  # a record_function range on the device timeline is not a kernel
+        if _MARKER in e.name:
+            continue
+        n = int(getattr(e, "count", 1))
+        if n <= 0:
+            continue
         us = float(e.time_range.elapsed_us())
-        result.kernels += 1
+        result.kernels += n
         result.total_us += us
-        match = _own(e.name, names, hooked or {}, seen)
-        if match is not None:
-            result.custom_us += us
-            result.custom_launches += 1
+        match, own = _own(e.name, names, hooked or {}, seen, n)
+        if match is not None and own > 0:
+            result.custom_us += us * own / n
+            result.custom_launches += own
             result.custom_names.add(match)
-        elif not _GLUE.search(e.name):
-            result.foreign_us += us
+        rest = n - own
+        if rest > 0 and not _GLUE.search(e.name):
+            result.foreign_us += us * rest / n
             short = e.name[:100]
-            result.foreign[short] = result.foreign.get(short, 0) + 1
+            result.foreign[short] = result.foreign.get(short, 0) + rest
             if _LIBRARY.search(e.name):
-                result.library[short] = result.library.get(short, 0) + 1
+                result.library[short] = result.library.get(short, 0) + rest
         if result.marker_stream is not None and e.device_resource_id != result.marker_stream:
             result.side_streams.setdefault(e.device_resource_id, []).append(e.name[:80])
     return result
@@ -149,27 +158,42 @@ def host_op_findings(prof: KernelProfile) -> list[dict[str, str]]:
                     "dispatch-level audit)", "reject")]
 
 
-def profile_forward(call: Callable[[], Any], names: set[str],
-                    hooked: Callable[[], dict[str, int]] | None = None) -> KernelProfile:
-    """Runs call() once under torch.profiler (CPU and CUDA activity) and classifies its device
-    events and the aten ops it ran. A short spin kernel is launched first on the current
-    stream to identify that stream. `hooked()` (read after the call): launches per kernel
-    name counted by the launch hooks during it."""
-    from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile
+def _groups(kernels: list[Any]) -> list[SimpleNamespace]:
+    """Kernel-log groups as the events classify_events reads."""
+    return [SimpleNamespace(name=g.name, device_resource_id=g.stream, count=g.count,
+                            time_range=SimpleNamespace(elapsed_us=lambda us=g.total_us: us))
+            for g in kernels]
 
+
+def profile_forward(call: Callable[[], Any], names: set[str],
+                    hooked: Callable[[], dict[str, int]] | None = None,
+                    again: Callable[[], Any] | None = None) -> KernelProfile:
+    """Runs call() once with the kernel log's window open and classifies the kernels it ran;
+    a short spin kernel launched first on the current stream identifies that stream.
+    `hooked()` (read after the call): launches per kernel name counted by the launch hooks
+    during it. Then runs call() again under torch's CPU profiler for the aten ops it ran
+    (ops in custom ops, launch hooks and under dispatch guards, which a TorchDispatchMode
+    does not see), and registers the log with CUPTI again (the profiler takes it over).
+    Raises KernelLogError when the worker has no kernel log."""
+    from kernelsmith_worker import kernel_log
+
+    log = kernel_log.current()
+    if log is None:
+        raise kernel_log.KernelLogError(kernel_log.why_not())
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        torch.cuda._sleep(1000)
-        call()
-        torch.cuda.synchronize()
-    events = prof.events()
-    result = classify_events([e for e in events if e.device_type == DeviceType.CUDA], names,
-                             hooked() if hooked is not None else None)
-    for e in events:
-        if e.device_type == DeviceType.CPU and e.name.startswith("aten::"):
-            op = "aten." + e.name[len("aten::"):]
-            result.host_ops[op] = result.host_ops.get(op, 0) + 1
+    log.take()
+    torch.cuda._sleep(1000)
+    call()
+    torch.cuda.synchronize()
+    kernels = log.take()
+    result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None)
+    hooks = hooked() if hooked is not None else {}
+    seen = {n: sum(g.count for g in kernels if kernel_matches(g.name, {n})) for n in hooks}
+    result.unrecorded = {n: c - seen[n] for n, c in hooks.items() if c > seen[n]}
+    try:
+        result.host_ops = host_ops_of(again or call).host_ops
+    finally:
+        log.restart()
     return result
 
 
@@ -180,45 +204,49 @@ TIMED_LAUNCH_SHARE = 0.5
 
 def timed_findings(kernels: list[list] | None, names: set[str], calls: int = 1,
                    per_call: int = 0) -> list[dict[str, str]]:
-    """foreign_findings over the kernels of one timed sample ([name, us] pairs from the
-    timing stage's profile of a replay), and a reject when the sample's `calls` calls
-    launched far fewer of the candidate's kernels than `per_call` (the audit's profiled
+    """foreign_findings over the kernels of the accounted timed calls ([name, us, launches]
+    from the kernel log; launches default to 1), and a reject when those `calls` calls
+    launched far fewer of the candidate's kernels than `per_call` (the audit's accounted
     forward) each: calls batched into one launch, or skipped, while timed."""
     if not kernels:
         return []
-    events = [SimpleNamespace(name=n, device_resource_id=0,
-                              time_range=SimpleNamespace(elapsed_us=lambda us=us: us))
-              for n, us in kernels]
+    events = [SimpleNamespace(name=k[0], device_resource_id=0,
+                              count=int(k[2]) if len(k) > 2 else 1,
+                              time_range=SimpleNamespace(elapsed_us=lambda us=k[1]: us))
+              for k in kernels]
     prof = classify_events(events, names)
-    out = foreign_findings(prof, "in a timed sample")
+    out = foreign_findings(prof, "in the timed calls")
     expected = calls * per_call
     if calls >= 2 and per_call >= 1 and prof.custom_launches < TIMED_LAUNCH_SHARE * expected:
         from kernelsmith_worker.findings import finding
 
         out.append(finding(
             "timed_launch_deficit",
-            f"a timed sample of {calls} calls launched {prof.custom_launches} of the "
-            f"candidate's kernels, where one forward launches {per_call}: the calls are "
-            "batched into fewer launches or skipped while timed; every call must compute "
-            "its own output", "reject"))
+            f"{calls} timed calls launched {prof.custom_launches} of the candidate's "
+            f"kernels, where one forward launches {per_call}: the calls are batched into "
+            "fewer launches or skipped while timed; every call must compute its own output",
+            "reject"))
     return out
 
 
 def accounting_findings(timed: dict | None, per_call: int) -> list[dict[str, str]]:
-    """Rejects when the launch accounting of timed samples could not be made although the
-    audit profiled the candidate (`per_call` >= 1): the profiler stopped working once timing
-    began, or a sample raised under it. Either is a candidate that behaves differently when
-    observed; a check that cannot run must not pass silently."""
+    """Rejects when the launch accounting of timed calls could not be made: a sample raised
+    while it was accounted, or the kernel log stopped recording (a candidate that behaves
+    differently when observed, or that switched the recording off). A check that cannot run
+    must not pass silently."""
     from kernelsmith_worker.findings import finding
 
     if timed and timed.get("error"):
         return [finding("timed_sample_failed",
-                        "a candidate sample run like a timed one (profiled for the launch "
+                        "a candidate sample run like a timed one (accounted for the launch "
                         f"accounting) raised: {timed['error']}", "reject")]
+    if timed and timed.get("log_error"):
+        return [finding("accounting_failed", "the launch accounting of the timed calls could "
+                        f"not be made: {timed['log_error']}", "reject")]
     if timed is None and per_call >= 1:
         return [finding("accounting_failed",
-                        "the timed samples could not be profiled, although the audit profiled "
-                        "the candidate: the launch accounting of timing is missing", "reject")]
+                        "the timed calls were not accounted, although the audit accounted the "
+                        "candidate: the launch accounting of timing is missing", "reject")]
     return []
 
 

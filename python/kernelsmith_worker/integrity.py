@@ -512,6 +512,8 @@ def scan_source(source: str) -> list[str]:
                     or v.startswith(("ks_problem", "ks_candidate")):
                 if v != "kernelsmith_worker.cpu_ext":
                     hit(node, repr(v[:40]), "names the evaluator's internals")
+            elif "cupti" in v.lower() or "ks_klog" in v:
+                hit(node, repr(v[:40]), "reaches the device's kernel records (CUPTI)")
     return hits
 
 

@@ -82,6 +82,11 @@ def build_context(scratch: Path) -> WorkerContext:
     gpu = device_info() if torch.cuda.is_available() else None
     if gpu is not None:
         torch.cuda.init()
+        # every kernel from here on is recorded, before any candidate can run
+        from kernelsmith_worker import kernel_log
+
+        if kernel_log.start() is None:
+            print(f"kernelsmith_worker: {kernel_log.why_not()}", file=sys.stderr, flush=True)
     else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
         apply_cpu_threads(cpu_threads())
     guard = IntegrityGuard()

@@ -7,14 +7,17 @@ eager calls) these blocks drive."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from . import stats
+from .timed_account import BlockAccount
 from .timing_policy import Check, SlotFn, TimedInputs, TimingConfig, _no_check
 
 _urandom = os.urandom  # captured at worker start, before any candidate is imported
@@ -24,6 +27,19 @@ if TYPE_CHECKING:
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
+
+
+class _NoAccount:
+    """No accounting of blocks (CUDA graphs: their replays are accounted separately)."""
+
+    def open(self) -> None:
+        pass
+
+    def aside(self) -> Any:
+        return contextlib.nullcontext()
+
+    def close(self, counted: bool, units: Counter, calls: int) -> None:
+        pass
 
 
 def _elapsed_s(e0: Any, e1: Any) -> float:
@@ -95,14 +111,15 @@ def _check_plan(n_cand: int, count: int) -> set[int]:
 
 def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
                       replay_s: dict[str, float], cfg: TimingConfig,
-                      check: Check = _no_check) -> dict:
+                      check: Check = _no_check, account: BlockAccount | None = None) -> dict:
     """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
     distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
     a function's block it runs alone for `heat_s`, untimed, so each is measured at the clock
     its own sustained load gives. Every sample is preceded by new input values and an L2
     flush. At random candidate samples the output is compared with a reference call on the
     same values; the sample after such a check (the device idled while the host compared)
-    is not kept. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
+    is not kept. `account` (eager calls): the kernels of the candidate's blocks are accounted
+    from the kernel log, checks aside. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
     with heats, heat_s, blocks, checked, planned (checks the plan drew), mismatch and
     tampered."""
     k = runner.calls_per_sample
@@ -120,12 +137,16 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
                            "mismatch": False, "tampered": None, "planned": len(plan)}
     seen_cand = 0
+    acct = account or _NoAccount()
     for b, (name, signed) in enumerate(order):
+        acct.open()
+        units = 0
         if b == 0 or order[b - 1][0] != name:
             t0 = _perf_counter()
             for _ in range(min(math.ceil(cfg.heat_s / max(replay_s[name], 1e-9)), 2000)):
                 inputs.refresh(signed)
                 runner.run(name)
+                units += 1
             out["heats"] += 1
             out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
         evs: list[tuple[Any, Any, bool, float]] = []
@@ -134,6 +155,7 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
             inputs.refresh(signed)
             _check_before(runner, name, check)
             e0, e1, wall = _timed_sample(api, runner, name)
+            units += 1
             evs.append((e0, e1, not skip_next, wall))
             skip_next = False
             if name == "cand":
@@ -141,16 +163,19 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
                     calls = _checkable(runner.outputs["cand"])
                     j = calls[_random_below(len(calls))]  # any call, not only the last
                     api.synchronize()
-                    out["tampered"] = out["tampered"] or inputs.tampered()
-                    with inputs.pristine():  # not what the candidate may have written
-                        expected = fns["ref"](j)
-                    out["checked"] += 1
-                    if not inputs.agree(runner.outputs["cand"][j], expected):
-                        out["mismatch"] = True
-                    del expected
+                    with acct.aside():
+                        out["tampered"] = out["tampered"] or inputs.tampered()
+                        with inputs.pristine():  # not what the candidate may have written
+                            expected = fns["ref"](j)
+                        out["checked"] += 1
+                        if not inputs.agree(runner.outputs["cand"][j], expected):
+                            out["mismatch"] = True
+                        del expected
                     skip_next = True
                 seen_cand += 1
         api.synchronize()
+        acct.close(name == "cand", Counter({"signed" if signed else "refresh": units}),
+                   units * k)
         check(f"during the timing of the {name} block")
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, keep, wall in evs if keep]
         key = f"{name}_signed" if signed else name
@@ -161,19 +186,23 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
 
 
 def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
-                   cfg: TimingConfig, check: Check = _no_check) -> dict:
+                   cfg: TimingConfig, check: Check = _no_check,
+                   account: BlockAccount | None = None) -> dict:
     """Each function in steady state, the way a program that calls it continuously (and
     triton.testing.do_bench_cudagraph) sees it: after `steady_heat_s` alone, samples back to
     back with no input refresh between them (the L2 flush stays: a short read, ~1 % of a
     sample). The refreshed blocks leave the device in memory-bound gaps that lower its
     average power, so a power-limited tensor-core kernel runs there at a higher clock than it
     sustains; here it does not. Order cand, ref. Returns per-call samples under "ref" and
-    "cand" and the block summaries."""
+    "cand" and the block summaries. `account`: as in _sustained_blocks."""
     k = runner.calls_per_sample
     out: dict[str, Any] = {"ref": [], "cand": [], "blocks": []}
+    acct = account or _NoAccount()
     for name in ("cand", "ref"):
+        acct.open()
         t = max(replay_s[name], 1e-9)
-        for _ in range(min(math.ceil(cfg.steady_heat_s / t), 2000)):
+        heat = min(math.ceil(cfg.steady_heat_s / t), 2000)
+        for _ in range(heat):
             runner.run(name)
         n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
         evs: list[tuple[Any, Any, float]] = []
@@ -181,6 +210,7 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
             _check_before(runner, name, check)
             evs.append(_timed_sample(api, runner, name))
         api.synchronize()
+        acct.close(name == "cand", Counter({"flush": heat + n}), (heat + n) * k)
         check(f"during the steady-state timing of the {name}")
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, wall in evs]
         out[name] = times

@@ -3,6 +3,7 @@ the graph check, clock settling, L2-flushed interleaved samples and the wall-clo
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections import Counter
@@ -10,7 +11,8 @@ from typing import Any, Callable
 
 import torch
 
-from . import stats
+from . import kernel_log, stats
+from .timed_account import BlockAccount
 from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F401
                             _sustained_blocks, _tensors)
 from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
@@ -82,33 +84,37 @@ class CudaApi:
     def empty_cache(self) -> None:
         torch.cuda.empty_cache()
 
-    def kernels_of(self, call: Callable[[], None], limit: int = 100000) -> list[list] | None:
-        """[name, device us] of every kernel call() ran on the device (all streams, graph
-        replays included; record_function ranges are not kernels), from the CUDA profiler;
-        None when the profiler cannot start or report. What call() raises propagates."""
-        try:
-            from torch.autograd import DeviceType
-            from torch.profiler import ProfilerActivity, profile
+    def kernels_of(self, call: Callable[[], None]) -> list[list] | None:
+        """[name, device us, launches] per kernel name of every kernel call() ran on the
+        device (all streams, graph replays included), from the worker's kernel log; None when
+        there is no log or it cannot report. What call() raises propagates."""
+        if self.take_kernels() is None:
+            return None
+        call()
+        return self.take_kernels()
 
-            self.synchronize()
-            prof = profile(activities=[ProfilerActivity.CUDA])
-            prof.__enter__()
-        except Exception:  # noqa: BLE001 - no profiler here
+    def take_kernels(self) -> list[list] | None:
+        """Synchronizes the device and returns [name, device us, launches] per kernel name of
+        the kernels the log recorded since the previous take; None without a log."""
+        log = kernel_log.current()
+        if log is None:
             return None
+        self.synchronize()
         try:
-            call()
-            self.synchronize()
-        finally:
-            try:
-                prof.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001 - the error of call(), if any, matters more
-                pass
-        try:
-            return [[e.name, float(e.time_range.elapsed_us())] for e in prof.events()
-                    if e.device_type == DeviceType.CUDA
-                    and not getattr(e, "is_user_annotation", False)][:limit]
-        except Exception:  # noqa: BLE001 - no report
+            groups = log.take()
+        except kernel_log.KernelLogError:
             return None
+        merged: dict[str, list] = {}
+        for g in groups:
+            m = merged.setdefault(g.name, [g.name, 0.0, 0])
+            m[1] += g.total_us
+            m[2] += g.count
+        return list(merged.values())
+
+    def log_paused(self) -> Any:
+        """Kernel records off inside (replays of the evaluator's own graphs only)."""
+        log = kernel_log.current()
+        return log.paused() if log is not None else contextlib.nullcontext()
 
 
 class _GraphUnusable(Exception):
@@ -172,19 +178,17 @@ class _EagerRunner:
         self.outputs = {}
 
 
-# Candidate samples profiled for the launch accounting. The first may differ from a timed one
-# (starting the profiler leaves a gap before it); the others follow each other as timed
-# samples do.
+# Replays of each candidate CUDA graph accounted after timing (a graph replays the same
+# kernels every time; several, so a kernel launched only on some replays is seen).
 ACCOUNTED_SAMPLES = 5
 
 
-def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dict | None:
+def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dict:
     """The kernels of ACCOUNTED_SAMPLES candidate samples run exactly as timed ones, back to
     back (new input values, L2 flush, then the sample), less the evaluator's own kernels: the
-    refresh and the flush, profiled alone first and removed by name and count. Returns
-    {"kernels": [[name, us], ...], "calls": calls made}, {"error": why} when a sample raised
-    (under the profiler: a candidate that fails only when observed), or None when it cannot
-    profile."""
+    refresh and the flush, recorded alone first and removed by name and count. Returns
+    {"kernels": [[name, us, launches], ...], "calls": calls made}, {"error": why} when a
+    sample raised, or {"log_error": why} when the kernel log cannot account them."""
     def evaluator_part() -> None:
         for _ in range(ACCOUNTED_SAMPLES):
             inputs.refresh(False)
@@ -201,15 +205,46 @@ def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dic
     except Exception as e:  # noqa: BLE001 - candidate code ran
         return {"error": f"{type(e).__name__}: {e}"[:400]}
     if own is None or got is None:
-        return None
-    left = Counter(name for name, _ in own)
+        return {"log_error": "the kernel log cannot report"}
+    left = Counter({name: count for name, _, count in own})
     kernels = []
-    for name, us in got:
-        if left[name] > 0:
-            left[name] -= 1
-            continue
-        kernels.append([name, us])
+    for name, us, count in got:
+        taken = min(left[name], count)
+        left[name] -= taken
+        if count > taken:
+            kernels.append([name, us * (count - taken) / count, count - taken])
+    missing = [name for name, c in left.items() if c > 0]
+    if missing:
+        return {"log_error": f"the kernel log missed the evaluator's own {missing[0][:80]}: "
+                             "it was not recording"}
     return {"kernels": kernels, "calls": ACCOUNTED_SAMPLES * runner.calls_per_sample}
+
+
+def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
+                  replay: dict[str, float], cfg: TimingConfig,
+                  check: Check) -> tuple[dict, dict, dict | None]:
+    """The sustained and steady blocks, and what the candidate's timed calls ran on the device
+    (for the audit's accounting). Eager calls run candidate code each time: every kernel of
+    the candidate's blocks is accounted from the kernel log, which records all the time. CUDA
+    graph replays run none: the log is paused while they are timed (CUPTI's instrumentation
+    would add 1-2 us to every kernel) and candidate graphs are accounted after, replayed
+    exactly as timed."""
+    if runner.method == "cuda_events":
+        account = BlockAccount(api, {
+            "refresh": lambda: (inputs.refresh(False), runner.flush()),
+            "signed": lambda: (inputs.refresh(True), runner.flush()),
+            "flush": runner.flush})
+        got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check, account)
+        steady = _steady_blocks(api, runner, replay, cfg, check, account)
+        api.synchronize()
+        got["tampered"] = got["tampered"] or inputs.tampered()
+        return got, steady, account.result()
+    with api.log_paused():
+        got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check)
+        steady = _steady_blocks(api, runner, replay, cfg, check)
+        api.synchronize()
+    got["tampered"] = got["tampered"] or inputs.tampered()
+    return got, steady, _timed_sample_kernels(api, runner, inputs)
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
@@ -469,12 +504,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             runner = _EagerRunner(api, fns, k, flush)
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
-            got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check)
-            steady = _steady_blocks(api, runner, replay, cfg, check)
-            api.synchronize()
-            got["tampered"] = got["tampered"] or inputs.tampered()
-            # what timed samples run on the device, for the audit's accounting
-            timed_kernels = _timed_sample_kernels(api, runner, inputs)
+            got, steady, timed_kernels = _timed_blocks(api, runner, inputs, fns, replay, cfg,
+                                                       check)
         finally:
             runner.close()
         if got["tampered"]:

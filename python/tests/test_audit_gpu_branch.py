@@ -24,7 +24,7 @@ class _Source:
 
 
 def _audit(monkeypatch, profile: KernelProfile) -> tuple[dict, dict[str, str]]:
-    monkeypatch.setattr(gpu_profile, "profile_forward", lambda call, names, hooked=None: (call(), profile)[1])
+    monkeypatch.setattr(gpu_profile, "profile_forward", lambda call, names, hooked=None, again=None: (call(), profile)[1])
     rec = LaunchRecorder()
 
     def run_candidate(args: list[Any], mode: Any = None) -> Any:
@@ -124,6 +124,6 @@ def test_a_timed_sample_that_batches_or_skips_calls_is_rejected():
     batched = [["mm_kernel", 60.0]]  # 8 calls, one launch computing all of them
     found = timed_findings(batched, own, calls=8, per_call=1)
     assert [f["kind"] for f in found] == ["timed_launch_deficit"]
-    assert found[0]["severity"] == "reject" and "8 calls launched 1" in found[0]["detail"]
+    assert found[0]["severity"] == "reject" and "8 timed calls launched 1" in found[0]["detail"]
     # no per-call figure (CPU, or no profile in the audit): nothing to compare
     assert timed_findings(batched, own, calls=8, per_call=0) == []

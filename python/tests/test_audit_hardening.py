@@ -95,6 +95,7 @@ def test_scan_source_flags_evaluator_access():
         "import inspect\nf = inspect.currentframe()\n": "inspect.currentframe",
         "x = getattr(__import__('sys'), 'modules')\n": "getattr(sys",
         "ok = torch.cuda.is_current_stream_capturing()\n": "is_current_stream_capturing",
+        "import ctypes\nlib = ctypes.CDLL('libcupti.so.13')\n": "kernel records",
     }
     for src, needle in bad.items():
         hits = scan_source(src)

@@ -1,6 +1,10 @@
-"""The launch accounting of timed samples: profiled the way timed samples run, with the
-evaluator's own kernels (input refresh, L2 flush) taken out by name and count."""
+"""The launch accounting of timed calls, from the kernel log: CUDA graph replays accounted
+after timing, eager blocks accounted while they are timed; the evaluator's own kernels (input
+refresh, L2 flush, checks) taken out by name and count."""
+from collections import Counter
+
 from kernelsmith_worker import timing_cuda
+from kernelsmith_worker.timed_account import BlockAccount
 
 
 class Log:
@@ -9,15 +13,20 @@ class Log:
 
 
 class FakeApi:
-    """kernels_of returns what the call appended to the log."""
+    """A kernel log: take_kernels returns what was appended since the last take, summed per
+    name ([name, us, launches], 1 us a launch)."""
 
     def __init__(self, log):
-        self.log = log
+        self.log, self.taken = log, 0
+
+    def take_kernels(self):
+        new, self.taken = self.log.kernels[self.taken:], len(self.log.kernels)
+        return [[n, float(c), c] for n, c in Counter(new).items()]
 
     def kernels_of(self, call):
-        start = len(self.log.kernels)
+        self.take_kernels()
         call()
-        return [[n, 1.0] for n in self.log.kernels[start:]]
+        return self.take_kernels()
 
 
 class Inputs:
@@ -64,7 +73,7 @@ def _accounting(runner_type):
     inputs = Inputs(log)
     runner = runner_type(log, inputs)
     got = timing_cuda._timed_sample_kernels(FakeApi(log), runner, inputs)
-    names = [n for n, _ in got["kernels"]]
+    names = Counter({n: c for n, _, c in got["kernels"]})
     return got, names, timed_findings(got["kernels"], {"mm_kernel", "copy_kernel"},
                                       got["calls"], per_call=1)
 
@@ -73,28 +82,41 @@ def test_the_evaluators_kernels_are_taken_out_and_the_candidates_kept():
     got, names, found = _accounting(HonestRunner)
     samples = timing_cuda.ACCOUNTED_SAMPLES
     assert got["calls"] == samples * 8
-    assert names.count("mm_kernel") == samples * 8
-    assert names.count("copy_kernel") == samples * 8  # the candidate's own copies stay
+    assert names["mm_kernel"] == samples * 8
+    assert names["copy_kernel"] == samples * 8  # the candidate's own copies stay
     assert "flush_kernel" not in names
     assert found == []
 
 
-def test_a_candidate_that_batches_after_the_first_profiled_sample_is_caught():
+def test_a_candidate_that_batches_after_the_first_accounted_sample_is_caught():
     got, names, found = _accounting(BatchingRunner)
-    assert names.count("mm_kernel") == 8 + timing_cuda.ACCOUNTED_SAMPLES - 1
+    assert names["mm_kernel"] == 8 + timing_cuda.ACCOUNTED_SAMPLES - 1
     assert [f["kind"] for f in found] == ["timed_launch_deficit"]
 
 
-def test_no_profile_means_no_accounting():
-    class NoProfiler(FakeApi):
+def test_no_log_means_a_log_error():
+    class NoLog(FakeApi):
         def kernels_of(self, call):
             call()
             return None
 
     log = Log()
     inputs = Inputs(log)
-    assert timing_cuda._timed_sample_kernels(NoProfiler(log), HonestRunner(log, inputs),
-                                             inputs) is None
+    got = timing_cuda._timed_sample_kernels(NoLog(log), HonestRunner(log, inputs), inputs)
+    assert "log_error" in got
+
+
+def test_a_log_that_misses_the_evaluators_own_kernels_was_not_recording():
+    class Deaf(FakeApi):
+        def kernels_of(self, call):
+            got = super().kernels_of(call)
+            return got if call.__name__ == "evaluator_part" else \
+                [k for k in got if k[0] != "flush_kernel"]
+
+    log = Log()
+    inputs = Inputs(log)
+    got = timing_cuda._timed_sample_kernels(Deaf(log), HonestRunner(log, inputs), inputs)
+    assert "not recording" in got["log_error"]
 
 
 def test_accounting_that_cannot_be_made_is_a_reject():
@@ -102,13 +124,15 @@ def test_accounting_that_cannot_be_made_is_a_reject():
 
     raised = accounting_findings({"error": "RuntimeError: observed"}, per_call=1)
     assert [(f["kind"], f["severity"]) for f in raised] == [("timed_sample_failed", "reject")]
+    deaf = accounting_findings({"log_error": "it was not recording"}, per_call=0)
+    assert [(f["kind"], f["severity"]) for f in deaf] == [("accounting_failed", "reject")]
     missing = accounting_findings(None, per_call=2)
     assert [f["kind"] for f in missing] == ["accounting_failed"]
-    assert accounting_findings(None, per_call=0) == []  # no profile in the audit either (CPU)
+    assert accounting_findings(None, per_call=0) == []  # no accounting in the audit (CPU)
     assert accounting_findings({"kernels": [], "calls": 8}, per_call=1) == []
 
 
-def test_a_sample_that_raises_under_the_profiler_is_reported():
+def test_a_sample_that_raises_while_accounted_is_reported():
     class Raising(HonestRunner):
         def run(self, name):
             raise RuntimeError("observed")
@@ -119,14 +143,66 @@ def test_a_sample_that_raises_under_the_profiler_is_reported():
     assert got == {"error": "RuntimeError: observed"}
 
 
-def test_record_function_ranges_are_not_kernels():
+# --- eager blocks: accounted while timed ---------------------------------------------------
+
+
+def _eager_blocks(cand_kernels, ref_kernels=("gemm_ref",)):
+    """Two blocks (ref, cand) of 3 samples of 2 calls as the timing stage runs them; the cand
+    block has a check whose reference call runs aside. Returns the account's result."""
+    log = Log()
+    inputs = Inputs(log)
+    runner = HonestRunner(log, inputs)
+    api = FakeApi(log)
+    acct = BlockAccount(api, {"refresh": lambda: (inputs.refresh(False), runner.flush())})
+    for name, kernels in (("ref", ref_kernels), ("cand", cand_kernels)):
+        acct.open()
+        for s in range(3):
+            inputs.refresh(False)
+            runner.flush()
+            for _ in range(2):
+                log.kernels += list(kernels)
+            if name == "cand" and s == 1:
+                with acct.aside():
+                    log.kernels += list(ref_kernels)  # the check's reference call
+        acct.close(name == "cand", Counter({"refresh": 3}), 3 * 2)
+    return acct.result()
+
+
+def test_eager_blocks_keep_the_candidates_kernels_only():
+    got = _eager_blocks(["mm_kernel", "copy_kernel"])
+    kernels = {n: c for n, _, c in got["kernels"]}
+    assert kernels == {"mm_kernel": 6, "copy_kernel": 6}  # refresh, flush, checks, ref: out
+    assert got["calls"] == 6
+
+
+def test_eager_blocks_show_library_work_done_while_timed():
+    from kernelsmith_worker.gpu_profile import timed_findings
+
+    got = _eager_blocks(["mm_kernel", "sm90_xmma_gemm_f32f32"])
+    found = timed_findings(got["kernels"], {"mm_kernel"}, got["calls"], per_call=1)
+    assert [f["kind"] for f in found] == ["foreign_compute"]
+
+
+def test_eager_blocks_without_the_evaluators_kernels_are_a_log_error():
+    log = Log()
+    inputs = Inputs(log)
+    runner = HonestRunner(log, inputs)
+    acct = BlockAccount(FakeApi(log), {"refresh": lambda: (inputs.refresh(False),
+                                                           runner.flush())})
+    acct.open()
+    log.kernels += ["mm_kernel"] * 4  # the refresh and flush went unrecorded
+    acct.close(True, Counter({"refresh": 2}), 4)
+    assert "not recording" in acct.result()["log_error"]
+
+
+def test_counted_launches_split_between_candidate_and_foreign():
     from types import SimpleNamespace as NS
 
     from kernelsmith_worker.gpu_profile import classify_events
 
-    def ev(name, us, annotation=False):
-        return NS(name=name, device_resource_id=7, is_user_annotation=annotation,
-                  time_range=NS(elapsed_us=lambda: us))
-    prof = classify_events([ev("mm_kernel", 10.0), ev("my_matmul_range", 10.0, True)],
-                           {"mm_kernel"})
-    assert prof.kernels == 1 and prof.foreign_us == 0 and prof.custom_launches == 1
+    ev = NS(name="sm90_xmma_gemm", device_resource_id=7, count=10,
+            time_range=NS(elapsed_us=lambda: 100.0))
+    # a Triton kernel named like a cuBLAS one: the hooks saw 4 launches, the log recorded 10
+    prof = classify_events([ev], {"sm90_xmma_gemm"}, hooked={"sm90_xmma_gemm": 4})
+    assert prof.custom_launches == 4 and prof.library == {"sm90_xmma_gemm": 6}
+    assert abs(prof.custom_us - 40.0) < 1e-9 and abs(prof.foreign_us - 60.0) < 1e-9
