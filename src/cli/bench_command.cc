@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "bench/metrics.h"
@@ -91,6 +92,24 @@ std::string Speedup(const std::optional<double>& v) {
   return v ? fmt::format("{:.3f}x", *v) : std::string("none correct");
 }
 
+// A resumed bench runs the problems it was started with: the stored --levels and
+// --problems apply where the command line leaves them out; a different value is refused.
+Status KeepStoredFilters(const nlohmann::json& stored, BenchCommandOptions* o) {
+  for (auto [key, flag, value] : {std::tuple{"levels", "--levels", &o->levels},
+                                  std::tuple{"problems", "--problems", &o->problems_glob}}) {
+    const std::string before = stored.value(key, std::string());
+    if (value->empty()) {
+      *value = before;
+    } else if (*value != before) {
+      return Status::InvalidArgument(
+          fmt::format("cannot resume with {} '{}': this bench was started with '{}'; leave {} "
+                      "out to keep it",
+                      flag, *value, before, flag));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 CLI::App* AddBenchCommand(CLI::App& app, BenchCommandOptions& o) {
@@ -147,20 +166,8 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchCommandOptions& o) {
   return cmd;
 }
 
-int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
-  SuiteFilter filter;
-  if (!o.levels.empty()) {
-    Result<std::set<int>> levels = ParseLevels(o.levels);
-    if (!levels.ok()) return UsageError(levels.status().message());
-    filter.levels = *levels;
-  }
-  filter.glob = o.problems_glob;
-  Result<std::vector<SuiteProblem>> problems = DiscoverSuite(o.suite_dir, filter);
-  if (!problems.ok()) return UsageError(problems.status().message());
-  if (problems->empty()) {
-    return UsageError(o.suite_dir + ": no problem matches (check --levels and --problems)");
-  }
-
+int RunBenchCommand(const BenchCommandOptions& o_in, const CLI::App& /*cmd*/) {
+  BenchCommandOptions o = o_in;  // a resumed bench takes its suite filters from the run
   BenchProtocol protocol;
   protocol.proposer = !o.proposer.empty()  ? o.proposer
                       : !o.llm_url.empty() ? "llm"
@@ -188,10 +195,24 @@ int RunBenchCommand(const BenchCommandOptions& o, const CLI::App& /*cmd*/) {
     Status s = ProtocolFromJson(stored.value("protocol", nlohmann::json::object()), protocol);
     if (!s.ok()) return UsageError(s.message());
     resumed_protocol = true;  // the stored protocol wins: every problem runs under the same one
+    s = KeepStoredFilters(stored, &o);
+    if (!s.ok()) return UsageError(s.message());
   } else if (std::filesystem::exists(config_path)) {
     return UsageError(run_dir +
                       " already holds a bench; add --resume to continue it, or choose another "
                       "--run-dir");
+  }
+  SuiteFilter filter;
+  if (!o.levels.empty()) {
+    Result<std::set<int>> levels = ParseLevels(o.levels);
+    if (!levels.ok()) return UsageError(levels.status().message());
+    filter.levels = *levels;
+  }
+  filter.glob = o.problems_glob;
+  Result<std::vector<SuiteProblem>> problems = DiscoverSuite(o.suite_dir, filter);
+  if (!problems.ok()) return UsageError(problems.status().message());
+  if (problems->empty()) {
+    return UsageError(o.suite_dir + ": no problem matches (check --levels and --problems)");
   }
   if (protocol.proposer == "llm" && (o.llm_url.empty() || protocol.model.empty())) {
     return UsageError("--proposer llm needs --llm-url URL and --model NAME");

@@ -102,6 +102,7 @@ nlohmann::json EvalResult::ToJson() const {
   j["stages"] = stages;
   j["device"] = device;
   j["duration_s"] = duration_s;
+  j["device_seconds"] = device_seconds;
   j["stdout_tail"] = stdout_tail;
   j["stderr_tail"] = stderr_tail;
   j["feedback"] = feedback;
@@ -148,6 +149,7 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   if (auto st = j.find("stages"); st != j.end() && st->is_object()) r.stages = *st;
   if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;
   if (auto d = NumberOrNull(j, "duration_s")) r.duration_s = *d;
+  if (auto d = NumberOrNull(j, "device_seconds")) r.device_seconds = *d;
   r.stdout_tail = StringOr(j, "stdout_tail");
   r.stderr_tail = StringOr(j, "stderr_tail");
   r.feedback = StringOr(j, "feedback");

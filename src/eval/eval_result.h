@@ -72,6 +72,9 @@ struct EvalResult {
   nlohmann::json stages = nlohmann::json::object();
   nlohmann::json device = nlohmann::json::object();
   double duration_s = 0;
+  // Seconds the evaluation held its device exclusively (the timing lease): the GPU (or CPU)
+  // time it cost other evaluations on that device.
+  double device_seconds = 0;
   std::string stdout_tail;
   std::string stderr_tail;
   std::string feedback;

@@ -22,6 +22,7 @@ TEST(EvalResultTest, RoundTripKeepsEveryField) {
   r.stages["load"] = {{"ok", true}};
   r.device = {{"name", "H100"}};
   r.duration_s = 1.5;
+  r.device_seconds = 0.9;
   r.stderr_tail = "err";
   r.feedback = "fb";
 

@@ -91,6 +91,9 @@ TEST(WorkerPoolConcurrencyTest, LeaseSerializesTimingOnOneGpu) {
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].status, EvalStatus::kOk) << results[0].message;
     EXPECT_EQ(results[0].device["cuda_visible_devices"], "0");
+    // the lease was held through the fake's 0.3 s of timing, and only within the request
+    EXPECT_GE(results[0].device_seconds, 0.29);
+    EXPECT_LE(results[0].device_seconds, results[0].duration_s);
     pids.insert(results[0].device["pid"].get<int>());
   }
   EXPECT_EQ(pids.size(), 2u);  // both slots worked, so timing could have overlapped

@@ -286,10 +286,19 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
   std::optional<GpuLease::Ticket> ticket;
   bool granted = false;
   auto lease_deadline = Clock::time_point::max();
+  Clock::time_point granted_at;
+  double held_s = 0;  // seconds the device was held exclusively for this request
+  auto release = [&] {
+    if (!ticket.has_value()) return;
+    if (granted) held_s += std::chrono::duration<double>(Clock::now() - granted_at).count();
+    lease->Release(*ticket);
+    ticket.reset();
+    granted = false;
+  };
 
   auto finish = [&](EvalResult r) {
-    if (ticket.has_value()) lease->Release(*ticket);
-    ticket.reset();
+    release();
+    r.device_seconds = held_s;
     r.duration_s = std::chrono::duration<double>(Clock::now() - sent).count();
     r.stdout_tail = SanitizeUtf8(stdout_.TailSince(stdout_mark, kResultTailBytes));
     r.stderr_tail = SanitizeUtf8(stderr_.TailSince(stderr_mark, kResultTailBytes));
@@ -300,8 +309,7 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
     return std::move(out);
   };
   auto fail = [&](EvalStatus status, const std::string& message) {
-    if (ticket.has_value()) lease->Release(*ticket);  // before the (bounded) drain
-    ticket.reset();
+    release();  // before the (bounded) drain
     KillAndDrain();
     return finish(EvalResult::Failure(status, message));
   };
@@ -312,6 +320,7 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
     if (ticket.has_value() && !granted) {
       if (lease->TryAcquire(*ticket)) {
         granted = true;
+        granted_at = now;
         outbox_ += EncodeLeaseGranted(id);
         deadline = now + Seconds(config_.timing_timeout_s);
         deadline_stage = "timing";
@@ -373,9 +382,7 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
               lease_deadline = now + Seconds(config_.lease_wait_timeout_s);
             }
           } else if (ticket.has_value()) {
-            lease->Release(*ticket);
-            ticket.reset();
-            granted = false;
+            release();
             if (deadline_stage == "timing" && stage != "timing") {
               deadline = now + Seconds(StageLimit(stage));
               deadline_stage = stage;
@@ -383,8 +390,7 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
           }
           break;
         case WorkerMessage::Type::kResult: {
-          if (ticket.has_value()) lease->Release(*ticket);
-          ticket.reset();
+          release();
           Result<EvalResult> r = Status::Internal("unparsed");
           try {
             r = EvalResult::FromJson(m->result);

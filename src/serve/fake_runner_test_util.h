@@ -1,7 +1,7 @@
 // TEST ONLY: a Runner fake for the serve tests. Each submitted request waits until the test
 // releases it (or, with auto_release, finishes at once) and gets a result the test composes
 // from the candidate's source: "speedup=X" in the source gives status ok with that speedup,
-// "status=NAME" another status.
+// "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time.
 #pragma once
 
 #include <condition_variable>
@@ -77,6 +77,9 @@ class FakeRunner : public Runner {
       out.speedup = std::stod(m[1]);
       out.ref_us = 100.0;
       out.cand_us = 100.0 / *out.speedup;
+    }
+    if (std::regex_search(r.candidate_source, m, std::regex("device_seconds=([0-9.]+)"))) {
+      out.device_seconds = std::stod(m[1]);
     }
     return out;
   }

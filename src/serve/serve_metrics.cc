@@ -25,10 +25,12 @@ double Quantile(std::vector<double> samples, double q) {
   return samples[std::min(index, samples.size() - 1)];
 }
 
-void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds) {
+void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds) {
   std::lock_guard<std::mutex> lock(mu_);
   ++evaluations_[EvalStatusName(status)];
   Push(evaluation_seconds_, seconds);
+  Push(device_seconds_, device_seconds);
+  device_seconds_sum_ += device_seconds;
 }
 
 void ServeMetrics::RecordRequest(const std::string& endpoint, int http_status, double seconds) {
@@ -75,6 +77,16 @@ std::string ServeMetrics::Prometheus(const AdmissionStats& queue, size_t max_que
     out += fmt::format("ks_evaluation_seconds{{quantile=\"{}\"}} {:.6f}\n", q, Quantile(eval, q));
   }
   out += fmt::format("ks_evaluation_seconds_count {}\n", eval.size());
+  std::vector<double> held(device_seconds_.begin(), device_seconds_.end());
+  out += "# HELP ks_device_seconds seconds an evaluation held its device exclusively (the "
+         "timing lease; recent window)\n"
+         "# TYPE ks_device_seconds summary\n";
+  for (double q : kQuantiles) {
+    out += fmt::format("ks_device_seconds{{quantile=\"{}\"}} {:.6f}\n", q, Quantile(held, q));
+  }
+  out += fmt::format("ks_device_seconds_count {}\n", held.size());
+  counter("ks_device_seconds_total", "seconds evaluations held their devices exclusively",
+          device_seconds_sum_);
 
   out += "# HELP ks_requests_total HTTP requests by endpoint and status code\n"
          "# TYPE ks_requests_total counter\n";
@@ -109,7 +121,8 @@ void MeteredRunner::Submit(EvalRequest request, Callback done) {
   auto start = std::chrono::steady_clock::now();
   inner_->Submit(std::move(request), [this, start, done = std::move(done)](EvalResult r) {
     metrics_->RecordEvaluation(
-        r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        r.device_seconds);
     done(std::move(r));
   });
 }

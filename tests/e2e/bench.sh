@@ -46,6 +46,9 @@ check bench-no-match 2 'no problem matches' -- "$KS" bench $suite --levels 3 --r
 # 2. Resume: a finished problem is not rerun.
 check bench-resume-finished 0 '1_ColSum: finished, best .*finished earlier' -- \
   "$KS" bench $suite --resume --run-dir "$tmp/b"
+# ... and it runs the problems it was started with: other filters are refused.
+check bench-resume-filters 2 "started with ''; leave --levels out" -- \
+  "$KS" bench $suite --resume --run-dir "$tmp/b" --levels 1
 
 # 3. kill -9 during a problem's run, then --resume: the engine resumes it to the end.
 "$KS" bench $suite --problems '1_*' --rounds 5 $fast --run-dir "$tmp/k" >"$tmp/kill.out" 2>&1 &
