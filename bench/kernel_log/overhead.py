@@ -1,7 +1,7 @@
 """What the worker's always-on kernel log (CUPTI kernel records) costs, and that it sees what
 it must. Run on a CUDA machine from the repository root:
 
-    PYTHONPATH=python python bench/kernel_log/overhead.py
+    PYTHONPATH=python python bench/kernel_log/overhead.py [--checks]
 
 Times the same workloads in a process with the log and in one without (alternating, three
 pairs), as CUDA-graph replays of k calls and as eager launches, and graph replays with the
@@ -93,24 +93,32 @@ def child(with_log: bool) -> dict:
 
 
 def checks(torch, log) -> dict:
+    """What the log records, and that it notices records switched off behind its back."""
+    import ctypes
+
+    from kernelsmith_worker import kernel_log
+
+    def window() -> object:
+        torch.cuda.synchronize()
+        try:
+            return sum(g.count for g in log.take())
+        except kernel_log.KernelLogError as e:
+            return f"error: {e}"
+
     x = torch.rand(1024, 1024, device="cuda")
     res: dict = {}
-    torch.cuda.synchronize()
-    log.take()
+    window()
     for _ in range(7):
         torch.relu(x)
-    torch.cuda.synchronize()
-    res["eager_7_relu"] = sum(g.count for g in log.take())
+    res["eager_7_relu"] = window()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         for _ in range(5):
             torch.relu(x)
-    torch.cuda.synchronize()
-    log.take()
+    res["capture_5_relu"] = window()  # launches into a capture run nothing: not counted
     g.replay()
     g.replay()
-    torch.cuda.synchronize()
-    res["graph_2x5_relu"] = sum(gr.count for gr in log.take())
+    res["graph_2x5_relu"] = window()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         torch.mm(x, x)
@@ -118,35 +126,41 @@ def checks(torch, log) -> dict:
     groups = log.take()
     res["side_stream"] = [(gr.name[:40], gr.stream, gr.count) for gr in groups]
     res["main_stream"] = torch.cuda.current_stream().stream_id
+    for _ in range(3):
+        torch.mm(x, x)
+    res["cublas_3_mm"] = window()
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU]):
         torch.relu(x)
-    torch.cuda.synchronize()
-    log.take()
-    for _ in range(3):
-        torch.relu(x)
-    torch.cuda.synchronize()
-    res["after_cpu_profiler_3_relu"] = sum(gr.count for gr in log.take())
+    try:
+        window()
+    except Exception:  # noqa: BLE001
+        pass
     log.restart()
+    window()
     for _ in range(3):
         torch.relu(x)
-    torch.cuda.synchronize()
-    res["restarted_3_relu"] = sum(gr.count for gr in log.take())
+    res["restarted_3_relu"] = window()
     with log.paused():
         torch.relu(x)
     for _ in range(2):
         torch.relu(x)
-    torch.cuda.synchronize()
-    res["paused_1_then_2_relu"] = sum(gr.count for gr in log.take())
-    with profile(activities=[ProfilerActivity.CUDA]):
-        torch.relu(x)
-    torch.cuda.synchronize()
-    log.take()
-    for _ in range(3):
-        torch.relu(x)
-    torch.cuda.synchronize()
-    res["after_cuda_profiler_3_relu"] = sum(gr.count for gr in log.take())
+    res["paused_1_then_2_relu"] = window()
+    # a candidate switching the records off around a cuBLAS call, through libcupti
+    cupti = ctypes.CDLL(str(kernel_log._loaded_cupti()))
+    cupti.cuptiActivityDisable(10)  # CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+    torch.mm(x, x)
+    cupti.cuptiActivityEnable(10)
+    torch.relu(x)
+    res["records_off_around_mm"] = window()
+    # ... or through the log's own library
+    lib = log._lib
+    lib.ks_klog_pause()
+    torch.mm(x, x)
+    lib.ks_klog_resume()
+    res["log_paused_by_candidate"] = window()
+    res["after"] = window()
     res["records"], res["dropped"] = log.records(), log.dropped()
     return res
 
@@ -154,6 +168,17 @@ def checks(torch, log) -> dict:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         print(json.dumps(child(sys.argv[2] == "1")))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--checks":  # the checks alone, no timing
+        import torch
+
+        from kernelsmith_worker import kernel_log
+
+        torch.cuda.init()
+        log = kernel_log.start()
+        print("log started:", log is not None, kernel_log.why_not() if log is None else "")
+        if log is not None:
+            print("checks:", json.dumps(checks(torch, log)))
         return
     runs: dict[str, list[dict]] = {"0": [], "1": []}
     for _ in range(3):

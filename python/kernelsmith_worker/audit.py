@@ -239,7 +239,11 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
                                lambda: dict(a.recorder.counts),
                                lambda: a.run_candidate(clone_args(a.source.pristine(0).inputs)))
         findings.extend(foreign_findings(prof, "in forward"))
-        if prof.unrecorded:
+        if prof.log_error:
+            findings.append(finding("kernel_records_missing", "the candidate's forward left the "
+                                    f"device's kernel records incomplete: {prof.log_error}",
+                                    "reject"))
+        elif prof.unrecorded:
             shown = ", ".join(f"{n} x{c}" for n, c in sorted(prof.unrecorded.items())[:3])
             findings.append(finding("kernel_records_missing", "the candidate launched kernels "
                                     f"that the device's kernel records do not show ({shown}): "

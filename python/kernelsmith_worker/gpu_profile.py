@@ -54,6 +54,7 @@ class KernelProfile:
     host_ops: dict[str, int] = field(default_factory=dict)  # aten ops the profiler saw
     # launches the hooks counted that the kernel log did not record (it was switched off)
     unrecorded: dict[str, int] = field(default_factory=dict)
+    log_error: str = ""  # the kernel log's window of the call failed: why
 
     def share(self) -> float | None:
         return self.custom_us / self.total_us if self.total_us > 0 else None
@@ -185,8 +186,13 @@ def profile_forward(call: Callable[[], Any], names: set[str],
     torch.cuda._sleep(1000)
     call()
     torch.cuda.synchronize()
-    kernels = log.take()
+    try:
+        kernels = log.take()
+        missing = ""
+    except kernel_log.KernelLogError as e:  # records switched off by the call
+        kernels, missing = [], str(e)
     result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None)
+    result.log_error = missing
     hooks = hooked() if hooked is not None else {}
     seen = {n: sum(g.count for g in kernels if kernel_matches(g.name, {n})) for n in hooks}
     result.unrecorded = {n: c - seen[n] for n, c in hooks.items() if c > seen[n]}

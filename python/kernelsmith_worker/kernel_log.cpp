@@ -3,14 +3,23 @@
 // name and stream until the evaluator takes the summary. Recording never stops while a
 // candidate can run, so a candidate cannot tell an accounted call from any other call.
 //
-// Compiled by kernel_log.py against the CUPTI headers of the libcupti that torch has loaded;
-// the CUPTI symbols resolve against that library (promoted to global scope before this one
-// is loaded), so the process has one CUPTI.
+// A second, independent channel counts kernel launches at the API (CUPTI callbacks on the
+// driver's and the runtime's launch calls): records fewer than launches means the records
+// were switched off around some launches. Every start, pause and resume is counted, so the
+// evaluator sees a pause it did not make.
+//
+// Compiled by kernel_log.py against the CUPTI headers of the libcupti that torch has loaded,
+// with hidden visibility except the ks_klog_* functions; the CUPTI symbols resolve against
+// that library (promoted to global scope before this one is loaded), so the process has one
+// CUPTI.
 #include <cupti.h>
 #include <cxxabi.h>
 
+#include <atomic>
+#include <iterator>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -37,7 +46,17 @@ std::mutex mu;
 std::map<std::pair<std::string, uint32_t>, Group> groups;  // (name, stream) -> sums
 std::vector<std::pair<std::pair<std::string, uint32_t>, Group>> taken;  // the last take()
 uint64_t records = 0;
+uint64_t direct_records = 0;  // records of kernels not launched by a CUDA graph
 uint64_t dropped = 0;
+std::atomic<uint64_t> driver_launches{0};   // cuLaunchKernel & co. (not graph launches)
+std::atomic<uint64_t> runtime_launches{0};  // cudaLaunchKernel & co.
+std::atomic<uint64_t> controls{0};          // starts, pauses and resumes
+CUpti_SubscriberHandle subscriber = nullptr;
+struct Window {
+  uint64_t launches = 0;        // the larger of the two launch counts at the take
+  uint64_t direct_records = 0;  // at the take
+};
+Window taken_at;
 std::map<const char*, std::string> demangled;  // CUPTI's name pointers are stable
 
 // The kernel's name as profilers show it: C++ names demangled ("void at::native::...").
@@ -71,6 +90,7 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer
     }
     const auto* k = reinterpret_cast<const KernelRecord*>(record);
     Group& g = groups[{Name(k->name), k->streamId}];
+    if (k->graphId == 0) direct_records += 1;
     g.count += 1;
     g.total_ns += k->end > k->start ? k->end - k->start : 0;
     if (k->start < g.first_start) g.first_start = k->start;
@@ -83,47 +103,150 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer
   std::free(buffer);
 }
 
+// Stream captures in progress (begun through either API; a runtime call may also reach the
+// driver's, counted twice at the begin and twice at the end). A launch into a capture runs
+// nothing: it is not counted.
+std::atomic<int64_t> capturing{0};
+
+constexpr CUpti_CallbackId kDriverBegins[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+};
+constexpr CUpti_CallbackId kDriverEnds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+};
+constexpr CUpti_CallbackId kRuntimeBegins[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+};
+constexpr CUpti_CallbackId kRuntimeEnds[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+};
+
+template <size_t N>
+bool In(CUpti_CallbackId id, const CUpti_CallbackId (&ids)[N]) {
+  return std::find(std::begin(ids), std::end(ids), id) != std::end(ids);
+}
+
+void CUPTIAPI OnApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  if (driver ? In(id, kDriverBegins) : In(id, kRuntimeBegins)) {
+    if (info->callbackSite == CUPTI_API_EXIT && info->functionReturnValue != nullptr &&
+        *static_cast<const int*>(info->functionReturnValue) == 0) {
+      capturing += 1;
+    }
+    return;
+  }
+  if (driver ? In(id, kDriverEnds) : In(id, kRuntimeEnds)) {
+    if (info->callbackSite == CUPTI_API_ENTER && capturing.load() > 0) capturing -= 1;
+    return;
+  }
+  if (info->callbackSite != CUPTI_API_ENTER || capturing.load() > 0) return;
+  (driver ? driver_launches : runtime_launches) += 1;
+}
+
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+};
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+};
+
+CUptiResult Subscribe() {
+  CUptiResult r = cuptiSubscribe(&subscriber, OnApi, nullptr);
+  if (r != CUPTI_SUCCESS) return r;
+  auto enable = [&](CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {
+    for (size_t i = 0; i < n && r == CUPTI_SUCCESS; ++i) {
+      r = cuptiEnableCallback(1, subscriber, domain, ids[i]);
+    }
+  };
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches));
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverBegins, std::size(kDriverBegins));
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverEnds, std::size(kDriverEnds));
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeLaunches, std::size(kRuntimeLaunches));
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeBegins, std::size(kRuntimeBegins));
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeEnds, std::size(kRuntimeEnds));
+  return r;
+}
+
 }  // namespace
 
 extern "C" {
 
-// Registers the buffer callbacks and enables kernel records. 0 or a CUptiResult.
-int ks_klog_start() {
+// Registers the buffer callbacks, enables kernel records and subscribes to the launch calls.
+// 0 or a CUptiResult.
+__attribute__((visibility("default"))) int ks_klog_start() {
+  controls += 1;
   CUptiResult r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
   if (r != CUPTI_SUCCESS) return static_cast<int>(r);
-  return static_cast<int>(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  if (subscriber != nullptr) {
+    cuptiUnsubscribe(subscriber);  // after a finalize the handle is stale: best effort
+    subscriber = nullptr;
+  }
+  return static_cast<int>(Subscribe());
 }
 
 // Detaches CUPTI (after delivering pending records) while the evaluator replays its own CUDA
 // graphs for timing: CUPTI's per-kernel instrumentation adds 1-2 us to every kernel, and
 // only finalizing CUPTI removes it (disabling the records does not). No candidate code runs
 // while detached. 0 or a CUptiResult.
-int ks_klog_pause() {
+__attribute__((visibility("default"))) int ks_klog_pause() {
+  controls += 1;
   CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (r != CUPTI_SUCCESS) return static_cast<int>(r);
   r = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  if (subscriber != nullptr) {
+    cuptiUnsubscribe(subscriber);
+    subscriber = nullptr;
+  }
   return static_cast<int>(cuptiFinalize());
 }
 
 // Attaches again after ks_klog_pause.
-int ks_klog_resume() { return ks_klog_start(); }
+__attribute__((visibility("default"))) int ks_klog_resume() { return ks_klog_start(); }
 
 // Delivers every record of kernels that have completed (the caller synchronizes first),
 // moves the sums into the taken summary and starts new sums. Returns the number of groups
 // taken, or -CUptiResult when the flush fails.
-int64_t ks_klog_take() {
+__attribute__((visibility("default"))) int64_t ks_klog_take() {
   CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(mu);
   taken.assign(groups.begin(), groups.end());
   groups.clear();
+  taken_at.launches = std::max(driver_launches.load(), runtime_launches.load());
+  taken_at.direct_records = direct_records;
   if (r != CUPTI_SUCCESS) return -static_cast<int64_t>(r);
   return static_cast<int64_t>(taken.size());
 }
 
 // Group i of the last take: its kernel name (nullptr past the end), stream, launches, total
 // device nanoseconds and first start.
-const char* ks_klog_group(int64_t i, uint32_t* stream, uint64_t* count, uint64_t* total_ns,
+__attribute__((visibility("default"))) const char* ks_klog_group(int64_t i, uint32_t* stream, uint64_t* count, uint64_t* total_ns,
                           uint64_t* first_start) {
   std::lock_guard<std::mutex> lock(mu);
   if (i < 0 || static_cast<size_t>(i) >= taken.size()) return nullptr;
@@ -135,18 +258,31 @@ const char* ks_klog_group(int64_t i, uint32_t* stream, uint64_t* count, uint64_t
   return entry.first.first.c_str();
 }
 
+// At the last take, since the start: kernel launches counted at the API (the larger of the
+// driver's and the runtime's counts: a runtime launch may also reach the driver's) and
+// records of kernels launched outside a graph.
+__attribute__((visibility("default"))) void ks_klog_counts(uint64_t* launches,
+                                                           uint64_t* direct) {
+  std::lock_guard<std::mutex> lock(mu);
+  *launches = taken_at.launches;
+  *direct = taken_at.direct_records;
+}
+
+// Starts, pauses and resumes since the process began.
+__attribute__((visibility("default"))) uint64_t ks_klog_controls() { return controls.load(); }
+
 // Kernel records received and records CUPTI dropped, since the start.
-uint64_t ks_klog_records() {
+__attribute__((visibility("default"))) uint64_t ks_klog_records() {
   std::lock_guard<std::mutex> lock(mu);
   return records;
 }
 
-uint64_t ks_klog_dropped() {
+__attribute__((visibility("default"))) uint64_t ks_klog_dropped() {
   std::lock_guard<std::mutex> lock(mu);
   return dropped;
 }
 
-const char* ks_klog_error(int code) {
+__attribute__((visibility("default"))) const char* ks_klog_error(int code) {
   const char* text = nullptr;
   if (cuptiGetResultString(static_cast<CUptiResult>(code), &text) != CUPTI_SUCCESS) {
     return "unknown CUPTI error";

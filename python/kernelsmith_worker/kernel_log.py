@@ -56,11 +56,18 @@ class KernelLog:
         lib.ks_klog_dropped.restype = ctypes.c_uint64
         lib.ks_klog_error.restype = ctypes.c_char_p
         lib.ks_klog_error.argtypes = [ctypes.c_int]
+        lib.ks_klog_counts.restype = None
+        lib.ks_klog_counts.argtypes = [ctypes.POINTER(ctypes.c_uint64),
+                                       ctypes.POINTER(ctypes.c_uint64)]
+        lib.ks_klog_controls.restype = ctypes.c_uint64
+        self._controls = int(lib.ks_klog_controls())  # starts/pauses/resumes made here
+        self._counts = (0, 0)  # (launches, direct records) at the previous take
 
     def _error(self, code: int) -> str:
         return (self._lib.ks_klog_error(code) or b"?").decode(errors="replace")
 
     def start(self) -> None:
+        self._controls += 1
         code = self._lib.ks_klog_start()
         if code != 0:
             raise KernelLogError(f"CUPTI would not record kernels: {self._error(code)}")
@@ -76,22 +83,39 @@ class KernelLog:
         of the evaluator's own CUDA graphs, where no candidate code runs and CUPTI's per-kernel
         instrumentation (1-2 us a kernel, until CUPTI is finalized) would distort the timed
         figure."""
+        self._controls += 1
         code = self._lib.ks_klog_pause()
         if code != 0:
             raise KernelLogError(f"CUPTI cannot pause its kernel records: {self._error(code)}")
         try:
             yield
         finally:
+            self._controls += 1
             code = self._lib.ks_klog_resume()
             if code != 0:
                 raise KernelLogError(f"CUPTI cannot resume kernel records: {self._error(code)}")
 
     def take(self) -> list[KernelGroup]:
         """The kernels that completed since the previous take, summed per (name, stream).
-        Synchronize the device first. Raises KernelLogError when CUPTI cannot flush."""
+        Synchronize the device first. Raises KernelLogError when CUPTI cannot flush, when
+        someone else paused or restarted the records, or when kernels were launched since the
+        previous take (outside CUDA graphs) that have no record."""
         n = int(self._lib.ks_klog_take())
         if n < 0:
             raise KernelLogError(f"CUPTI cannot flush its records: {self._error(-n)}")
+        controls = int(self._lib.ks_klog_controls())
+        if controls != self._controls:
+            self._controls = controls
+            raise KernelLogError("the kernel records were paused or restarted by code other "
+                                 "than the evaluator")
+        launches, direct = ctypes.c_uint64(), ctypes.c_uint64()
+        self._lib.ks_klog_counts(ctypes.byref(launches), ctypes.byref(direct))
+        before, self._counts = self._counts, (int(launches.value), int(direct.value))
+        unrecorded = (self._counts[0] - before[0]) - (self._counts[1] - before[1])
+        if unrecorded > 0:
+            raise KernelLogError(f"{unrecorded} kernel launch(es) since the previous window "
+                                 "have no kernel record: the records were switched off around "
+                                 "them")
         out = []
         stream, count = ctypes.c_uint32(), ctypes.c_uint64()
         total, first = ctypes.c_uint64(), ctypes.c_uint64()
@@ -188,7 +212,8 @@ def build() -> tuple[Path, Path]:
         else b""
     source = _SOURCE.read_text() + f"\n// cupti_version.h {hashlib.sha256(version).hexdigest()}\n"
     try:
-        path, _ = cpu_ext.build("ks_kernel_log", source, extra_cflags=[f"-I{inc}", *_fallback_includes()],
+        path, _ = cpu_ext.build("ks_kernel_log", source, extra_cflags=[f"-I{inc}", "-fvisibility=hidden",
+                                                           *_fallback_includes()],
                                 openmp=False)
     except cpu_ext.CompileError as e:
         raise KernelLogError(f"kernel_log.cpp does not compile against {inc}: {e}\n{e.log}") \

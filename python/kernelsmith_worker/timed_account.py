@@ -31,15 +31,18 @@ class BlockAccount:
         for kind, fn in units.items():
             got = api.kernels_of(fn)
             if got is None:
-                self.error = "the kernel log cannot report"
+                self.error = self._why()
                 return
             self._units[kind] = Counter({n: c for n, _, c in got})
 
     def _take(self) -> Kernels | None:
         got = self.api.take_kernels()
         if got is None and self.error is None:
-            self.error = "the kernel log cannot report"
+            self.error = self._why()
         return got
+
+    def _why(self) -> str:
+        return str(getattr(self.api, "log_error", "") or "the kernel log cannot report")
 
     def open(self) -> None:
         """Starts a block's window (what ran before it is not the block's)."""

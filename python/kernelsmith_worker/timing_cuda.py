@@ -35,6 +35,7 @@ class CudaApi:
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
+        self.log_error = "the kernel log cannot report"  # why take_kernels last gave None
 
     def device_ctx(self) -> Any:
         return torch.cuda.device(self.device)
@@ -98,11 +99,13 @@ class CudaApi:
         the kernels the log recorded since the previous take; None without a log."""
         log = kernel_log.current()
         if log is None:
+            self.log_error = kernel_log.why_not()
             return None
         self.synchronize()
         try:
             groups = log.take()
-        except kernel_log.KernelLogError:
+        except kernel_log.KernelLogError as e:
+            self.log_error = str(e)
             return None
         merged: dict[str, list] = {}
         for g in groups:
@@ -205,7 +208,7 @@ def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dic
     except Exception as e:  # noqa: BLE001 - candidate code ran
         return {"error": f"{type(e).__name__}: {e}"[:400]}
     if own is None or got is None:
-        return {"log_error": "the kernel log cannot report"}
+        return {"log_error": getattr(api, "log_error", "the kernel log cannot report")}
     left = Counter({name: count for name, _, count in own})
     kernels = []
     for name, us, count in got:
