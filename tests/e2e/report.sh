@@ -28,6 +28,27 @@ for h in corr fast_1.0 fast_1.2 fast_1.5 fast_2.0 avg_amsr geomean 'rounds to be
 done
 [ "$missing_headers" -eq 0 ] && ok "report-headers"
 grep -q '<pre class="diff">' "$html" && ok "report-diff" || fail "report-diff"
+# The metric table says what bench.json says: the overall row's figures, cell by cell.
+if python3 - "$html" "$tmp/b/bench.json" <<'PY'
+import json, re, sys
+html, bench = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+row = re.search(r"<td>overall</td>(.*?)</tr>", html, re.S)
+cells = re.findall(r"<td>(.*?)</td>", row.group(1)) if row else []
+g = bench["overall"]
+keys = ["problems", "skipped", "correct", "corr", "fast_1.0", "fast_1.2", "fast_1.5",
+        "fast_2.0", "avg_amsr", "geomean_speedup"]
+assert len(cells) >= len(keys), cells
+for key, cell in zip(keys, cells):
+    want = g.get(key)
+    if cell == "-":
+        assert want is None, (key, cell, want)
+    elif cell.endswith("%"):
+        assert abs(float(cell[:-1]) - 100 * want) <= 0.051, (key, cell, want)
+    else:
+        decimals = len(cell.split(".")[1]) if "." in cell else 0
+        assert abs(float(cell) - want) <= 0.51 * 10 ** -decimals, (key, cell, want)
+PY
+then ok "report-figures"; else fail "report-figures"; fi
 grep -q 'level1/2_ColSumNoSeed' "$html" && ok "report-skipped-row" || fail "report-skipped-row"
 if grep -Eiq "(src|href)=[\"']?(https?:)?//" "$html" || grep -Eiq '<script|@import|url\(' "$html"; then
   fail "report-self-contained"

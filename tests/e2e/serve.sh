@@ -80,14 +80,17 @@ print(len(r['rewards']), len(r['scores']), ','.join(sorted(r['extra_logs'])),
 
 # 4. Malformed JSON, a bad field, an oversized body, an unknown route.
 printf '{"items": [' >"$tmp/bad.json"
-check malformed-json 0 '^400$|malformed JSON at byte' -- post "$tmp/bad.json" /v1/reward
+post "$tmp/bad.json" /v1/reward >"$tmp/bad.out"
+check malformed-json 0 '^400$' -- head -1 "$tmp/bad.out"
 check malformed-json-message 0 'malformed JSON at byte' -- cat "$tmp/body"
 printf '{"items": [{"completion": "x"}]}' >"$tmp/field.json"
-check missing-field 0 'items\[0\].ground_truth: missing' -- post "$tmp/field.json" /v1/reward
+post "$tmp/field.json" /v1/reward >"$tmp/field.out"
+check missing-field 0 '^400$' -- head -1 "$tmp/field.out"
+check missing-field-message 0 'items\[0\].ground_truth: missing' -- cat "$tmp/body"
 post "$tmp/big.json" /v1/reward >"$tmp/big.out"
 check oversized-body 0 '^413$' -- head -1 "$tmp/big.out"
 check oversized-message 0 'max-body-mb' -- cat "$tmp/body"
-check unknown-route 0 '404' -- curl -s -w '%{http_code}' "$url/v2/nothing"
+check unknown-route 0 '^404$' -- curl -s -o /dev/null -w '%{http_code}' "$url/v2/nothing"
 
 # 5. Concurrent clients through the Python adapter (it waits out 429s), then a burst without
 #    retries against --max-queue 2 and one worker slot: some requests get 429 + Retry-After.
