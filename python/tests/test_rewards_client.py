@@ -172,7 +172,7 @@ def test_real_service_rewards_a_faster_child(real_service):
     faster = "```\n<<<<<<< SEARCH\nBLOCK = 1  # ks:tune BLOCK=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]\n=======\nBLOCK = 256\n>>>>>>> REPLACE\n```"
     results = RewardClient(real_service).score([faster, "no code"], [truth, truth])
     assert results[0]["status"] == "ok", results[0]
-    assert results[0]["parent_baseline"] == "measured"
+    assert results[0]["parent_baseline"] == "interleaved"
     assert results[0]["reward"] > 1.0, results[0]
     assert results[1]["status"] == "parse_error" and results[1]["reward"] == 0.0
     reward = make_trl_reward(url=real_service)

@@ -2,6 +2,7 @@
 // releases it (or, with auto_release, finishes at once) and gets a result the test composes
 // from the candidate's source: "speedup=X" in the source gives status ok with that speedup,
 // "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time.
+// With a baseline (its own "speedup=X", default 1) the result is timed against it instead.
 #pragma once
 
 #include <condition_variable>
@@ -77,6 +78,23 @@ class FakeRunner : public Runner {
       out.speedup = std::stod(m[1]);
       out.ref_us = 100.0;
       out.cand_us = 100.0 / *out.speedup;
+    }
+    if (!r.baseline_source.empty() && out.speedup) {
+      // timed against the baseline instead of the reference, as the worker does
+      double base = 1.0;
+      std::smatch b;
+      if (std::regex_search(r.baseline_source, b, std::regex("speedup=([0-9.]+)"))) {
+        base = std::stod(b[1]);
+      }
+      BaselineComparison vs;
+      vs.path = r.baseline_path;
+      vs.speedup = *out.speedup / base;
+      vs.speedup_ci_lo = vs.speedup * 0.99;
+      vs.speedup_ci_hi = vs.speedup * 1.01;
+      out.vs_baseline = vs;
+      out.speedup.reset();
+      out.ref_us.reset();
+      out.cand_us.reset();
     }
     if (std::regex_search(r.candidate_source, m, std::regex("device_seconds=([0-9.]+)"))) {
       out.device_seconds = std::stod(m[1]);

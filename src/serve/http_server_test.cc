@@ -79,7 +79,8 @@ TEST(RewardServerTest, RewardEndpointsAnswerOverHttp) {
   ASSERT_EQ(res->status, 200) << res->body;
   json out = json::parse(res->body);
   EXPECT_EQ(out["rewards"], json({2.0, 0.0}));
-  EXPECT_EQ(out["results"][0]["parent_baseline"], "measured");
+  EXPECT_EQ(out["results"][0]["parent_baseline"], "interleaved");
+  EXPECT_EQ(out["results"][0]["speedup_vs_parent_ci95"].size(), 2u);
   EXPECT_EQ(out["results"][1]["status"], "parse_error");
   EXPECT_NE(out["results"][1]["parse_error"].get<std::string>().find("no code block"),
             std::string::npos);

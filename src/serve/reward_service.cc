@@ -84,7 +84,11 @@ json RewardItemResult::ToJson(bool full_eval) const {
             {"parent_speedup", Optional(parent_speedup)},
             {"parent_baseline", parent_baseline},
             {"parent_status", parent_status},
-            {"speedup_vs_parent", Optional(speedup_vs_parent)}};
+            {"speedup_vs_parent", Optional(speedup_vs_parent)},
+            {"speedup_vs_parent_ci95",
+             speedup_vs_parent_ci95
+                 ? json::array({speedup_vs_parent_ci95->first, speedup_vs_parent_ci95->second})
+                 : json(nullptr)}};
   if (status == "parse_error") j["parse_error"] = message;
   if (eval) {
     if (full_eval) {
@@ -95,8 +99,13 @@ json RewardItemResult::ToJson(bool full_eval) const {
         if (f.severity != "info") findings.push_back(f.kind + ": " + f.detail);
       }
       j["findings"] = findings;
-      j["cand_us"] = Optional(eval->cand_us);
-      j["ref_us"] = Optional(eval->ref_us);
+      if (eval->vs_baseline) {  // timed against the parent, interleaved
+        j["cand_us"] = Optional(eval->vs_baseline->cand_us);
+        j["parent_us"] = Optional(eval->vs_baseline->baseline_us);
+      } else {
+        j["cand_us"] = Optional(eval->cand_us);
+        j["ref_us"] = Optional(eval->ref_us);
+      }
       j["duration_s"] = eval->duration_s;
     }
   }
@@ -141,15 +150,26 @@ EvalRequest RewardService::RequestFor(const GroundTruth& truth, std::string cand
   return r;
 }
 
+CallOutcome RewardService::Submit(std::vector<AdmissionQueue::Job> jobs) {
+  if (jobs.empty()) return CallOutcome::kDone;
+  const AdmissionOptions& room = queue_->options();
+  if (jobs.size() > room.max_queue + room.max_in_flight) return CallOutcome::kTooLarge;
+  if (!queue_->TrySubmit(std::move(jobs))) return CallOutcome::kBusy;
+  return CallOutcome::kDone;
+}
+
 CallOutcome RewardService::Score(const std::vector<RewardItem>& items, const WaitControl& wait,
                                  std::vector<RewardItemResult>* out) {
   const size_t n = items.size();
   std::vector<RewardItemResult> results(n);
-  // Slots 0..n-1: children; n..2n-1: parents.
+  // Slots 0..n-1: children; n..2n-1: parents. A revision's child is timed against its
+  // parent, interleaved in one worker; the parent's own evaluation (cached by its hash) says
+  // whether it is a baseline to measure against.
   auto pending = std::make_shared<Pending>(2 * n);
   CancelFlag cancel = MakeCancelFlag();
   std::vector<AdmissionQueue::Job> jobs;
   std::vector<size_t> evaluated;
+  std::vector<std::string> child_code(n), child_path(n);
   for (size_t i = 0; i < n; ++i) {
     const GroundTruth& truth = items[i].truth;
     Result<ChildProgram> child = ExtractChild(items[i].completion, truth.parent_code);
@@ -159,21 +179,22 @@ CallOutcome RewardService::Score(const std::vector<RewardItem>& items, const Wai
       continue;
     }
     results[i].edit_kind = child->edit_kind;
-    std::string path = fmt::format("{}#child-{}", truth.problem_path,
-                                   Sha256Hex(child->code).substr(0, 12));
+    child_path[i] =
+        fmt::format("{}#child-{}", truth.problem_path, Sha256Hex(child->code).substr(0, 12));
+    child_code[i] = std::move(child->code);
     AdmissionQueue::Job job;
-    job.request = RequestFor(truth, std::move(child->code), std::move(path));
+    job.request = RequestFor(truth, child_code[i], child_path[i]);
+    if (!truth.parent_code.empty()) {
+      job.request.baseline_path = truth.problem_path + "#parent";
+      job.request.baseline_source = truth.parent_code;
+    }
     job.done = [pending, i](EvalResult r) { pending->Set(i, std::move(r)); };
     job.cancel = cancel;
     jobs.push_back(std::move(job));
     evaluated.push_back(i);
   }
   pending->Expect(2 * evaluated.size());
-  if (!jobs.empty()) {
-    const AdmissionOptions& room = queue_->options();
-    if (jobs.size() > room.max_queue + room.max_in_flight) return CallOutcome::kTooLarge;
-    if (!queue_->TrySubmit(std::move(jobs))) return CallOutcome::kBusy;
-  }
+  if (CallOutcome o = Submit(std::move(jobs)); o != CallOutcome::kDone) return o;
   for (size_t i : evaluated) {
     const GroundTruth& truth = items[i].truth;
     if (truth.parent_code.empty()) {  // translation: the baseline is the reference (speedup 1)
@@ -190,9 +211,40 @@ CallOutcome RewardService::Score(const std::vector<RewardItem>& items, const Wai
     queue_->Cancel(cancel, Reason(o));
     return o;
   }
+  std::vector<EvalResult> child(n), parent(n);
   for (size_t i : evaluated) {
-    results[i] = Reward(std::move(results[i]), items[i].truth, pending->Take(i),
-                        pending->Take(n + i));
+    child[i] = pending->Take(i);
+    parent[i] = pending->Take(n + i);
+  }
+  // A parent that failed here is no baseline: its children are timed again, against the
+  // reference.
+  std::vector<size_t> again;
+  for (size_t i : evaluated) {
+    if (!items[i].truth.parent_code.empty() && parent[i].status != EvalStatus::kOk) {
+      again.push_back(i);
+    }
+  }
+  if (!again.empty()) {
+    auto second = std::make_shared<Pending>(n);
+    second->Expect(again.size());
+    std::vector<AdmissionQueue::Job> retimed;
+    for (size_t i : again) {
+      AdmissionQueue::Job job;
+      job.request = RequestFor(items[i].truth, child_code[i], child_path[i]);
+      job.done = [second, i](EvalResult r) { second->Set(i, std::move(r)); };
+      job.cancel = cancel;
+      retimed.push_back(std::move(job));
+    }
+    if (CallOutcome s = Submit(std::move(retimed)); s != CallOutcome::kDone) return s;
+    o = second->Wait(wait);
+    if (o != CallOutcome::kDone) {
+      queue_->Cancel(cancel, Reason(o));
+      return o;
+    }
+    for (size_t i : again) child[i] = second->Take(i);
+  }
+  for (size_t i : evaluated) {
+    results[i] = Reward(std::move(results[i]), items[i].truth, child[i], parent[i]);
   }
   *out = std::move(results);
   return o;
@@ -205,13 +257,14 @@ RewardItemResult RewardService::Reward(RewardItemResult r, const GroundTruth& tr
   r.speedup = child.speedup;
   r.parent_status = EvalStatusName(parent.status);
   r.eval = child;
+  const bool interleaved = child.vs_baseline.has_value();
   if (truth.parent_code.empty()) {  // a translation is measured against the reference
     r.parent_speedup = 1.0;
     r.parent_baseline = "reference";
     r.parent_status = "";
   } else if (parent.status == EvalStatus::kOk && parent.speedup && *parent.speedup > 0) {
     r.parent_speedup = parent.speedup;
-    r.parent_baseline = "measured";
+    r.parent_baseline = interleaved ? "interleaved" : "measured";
   } else if (truth.parent_speedup && *truth.parent_speedup > 0) {
     r.parent_speedup = truth.parent_speedup;
     r.parent_baseline = "ground_truth";
@@ -220,11 +273,26 @@ RewardItemResult RewardService::Reward(RewardItemResult r, const GroundTruth& tr
     r.parent_baseline = "reference";
   }
   if (child.status != EvalStatus::kOk) return r;  // reward 0
-  if (!child.speedup) {
-    r.message = "the evaluation measured no speedup (timing did not run), so no reward";
-    return r;
+  if (interleaved && r.parent_baseline == "interleaved") {
+    // child and parent timed in one worker, interleaved: the ratio is measured, with its CI;
+    // the speedup over the reference is derived from the parent's
+    const BaselineComparison& vs = *child.vs_baseline;
+    if (vs.speedup <= 0) {
+      r.message = "the evaluation measured no speedup over the parent, so no reward";
+      return r;
+    }
+    r.speedup_vs_parent = vs.speedup;
+    if (vs.speedup_ci_lo && vs.speedup_ci_hi) {
+      r.speedup_vs_parent_ci95 = std::make_pair(*vs.speedup_ci_lo, *vs.speedup_ci_hi);
+    }
+    r.speedup = vs.speedup * *r.parent_speedup;
+  } else {
+    if (!child.speedup) {
+      r.message = "the evaluation measured no speedup (timing did not run), so no reward";
+      return r;
+    }
+    r.speedup_vs_parent = *child.speedup / *r.parent_speedup;
   }
-  r.speedup_vs_parent = *child.speedup / *r.parent_speedup;
   r.reward = RewardFromRatio(options_.reward, *r.speedup_vs_parent);
   return r;
 }

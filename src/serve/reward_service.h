@@ -63,11 +63,17 @@ struct RewardItemResult {
   std::string status;
   std::string message;      // why, in one line (the parse error, the evaluation's message)
   std::string edit_kind;    // how the completion edited the parent; empty on parse_error
-  std::optional<double> speedup;          // child vs the reference, measured here
-  std::optional<double> parent_speedup;   // the baseline used
-  std::string parent_baseline;  // "measured", "ground_truth" (parent failed here) or "reference"
-  std::string parent_status;    // the parent's EvalResult status here
+  // Child vs the reference: measured, or (interleaved) the child-vs-parent ratio times the
+  // parent's speedup measured here.
+  std::optional<double> speedup;
+  std::optional<double> parent_speedup;  // the parent's speedup over the reference used
+  // "interleaved" (child timed against the parent in one worker), "measured" (the parent's
+  // and the child's speedups over the reference, each measured here), "ground_truth" (the
+  // parent failed here: the exported figure) or "reference" (a translation, or no figure)
+  std::string parent_baseline;
+  std::string parent_status;  // the parent's EvalResult status here
   std::optional<double> speedup_vs_parent;
+  std::optional<std::pair<double, double>> speedup_vs_parent_ci95;  // interleaved only
   std::optional<EvalResult> eval;  // the child's full result (kept when asked for)
 
   nlohmann::json ToJson(bool full_eval) const;
@@ -88,6 +94,8 @@ class RewardService {
                     std::vector<RewardItemResult>* out);
 
  private:
+  // Queues `jobs` atomically: kDone, kTooLarge (more than the queue could ever hold) or kBusy.
+  CallOutcome Submit(std::vector<AdmissionQueue::Job> jobs);
   EvalRequest RequestFor(const GroundTruth& truth, std::string candidate_source,
                          std::string candidate_path) const;
   RewardItemResult Reward(RewardItemResult r, const GroundTruth& truth, const EvalResult& child,

@@ -32,7 +32,7 @@ WaitControl Within(double seconds) {
   return w;
 }
 
-TEST(RewardServiceTest, RewardsTheSpeedupOverTheParentMeasuredHere) {
+TEST(RewardServiceTest, RewardsTheSpeedupOverTheParentTimedInterleavedWithIt) {
   FakeRunner runner;
   AdmissionQueue queue(&runner, {.max_queue = 16, .max_in_flight = 2});
   ParentBaselines baselines(&queue);
@@ -50,8 +50,16 @@ TEST(RewardServiceTest, RewardsTheSpeedupOverTheParentMeasuredHere) {
   ASSERT_EQ(out.size(), 5u);
   EXPECT_DOUBLE_EQ(out[0].reward, 2.0);
   EXPECT_EQ(out[0].status, "ok");
-  EXPECT_EQ(out[0].parent_baseline, "measured");
+  EXPECT_EQ(out[0].parent_baseline, "interleaved");
   EXPECT_DOUBLE_EQ(*out[0].speedup_vs_parent, 2.0);
+  ASSERT_TRUE(out[0].speedup_vs_parent_ci95.has_value());  // measured, so it has a CI
+  EXPECT_LT(out[0].speedup_vs_parent_ci95->first, 2.0);
+  EXPECT_DOUBLE_EQ(*out[0].speedup, 3.0);  // over the reference: 2x a 1.5x parent
+  for (const EvalRequest& r : runner.submitted()) {  // children carry the parent as baseline
+    if (r.candidate_path.find("#child-") != std::string::npos) {
+      EXPECT_EQ(r.baseline_source, items[0].truth.parent_code);
+    }
+  }
   EXPECT_EQ(out[0].edit_kind, "block_rewrite");
   EXPECT_EQ(out[1].reward, 0);
   EXPECT_EQ(out[1].status, "incorrect");
@@ -82,6 +90,15 @@ TEST(RewardServiceTest, FallsBackToTheExportedParentSpeedupWhenTheParentFailsHer
   EXPECT_EQ(out[0].parent_status, "incorrect");
   EXPECT_EQ(out[1].parent_baseline, "reference");
   EXPECT_DOUBLE_EQ(out[1].reward, 3.0);  // 1 + log2(4 / 1)
+  // a failed parent is no baseline: each child was timed again, against the reference
+  size_t children = 0, against_reference = 0;
+  for (const EvalRequest& r : runner.submitted()) {
+    if (r.candidate_path.find("#child-") == std::string::npos) continue;
+    ++children;
+    if (r.baseline_source.empty()) ++against_reference;
+  }
+  EXPECT_EQ(children, 4u);
+  EXPECT_EQ(against_reference, 2u);
 }
 
 TEST(RewardServiceTest, ATranslationIsRewardedAgainstTheReference) {

@@ -59,14 +59,15 @@ check evaluate 0 '^200$' -- head -1 "$tmp/evaluate.out"
 check evaluate-result 0 '"status": "ok".*"speedup": [0-9]' -- \
   python3 -c "import json; r=json.load(open('$tmp/body')); print(json.dumps({k: r[k] for k in ('status', 'speedup')}))"
 
-# 2. /v1/reward: a faster child earns its speedup over the parent measured here; prose and a
+# 2. /v1/reward: a faster child earns its speedup over the parent, timed against it here; prose and a
 #    wrong kernel earn 0.
 post "$tmp/reward.json" /v1/reward >"$tmp/reward.out"
 check reward-http 0 '^200$' -- head -1 "$tmp/reward.out"
-check reward-values 0 '^ok measured >1 \| parse_error 0 \| (incorrect|hacked) 0$' -- python3 -c "
+check reward-values 0 '^ok interleaved >1 ci \| parse_error 0 \| (incorrect|hacked) 0$' -- python3 -c "
 import json; r=json.load(open('$tmp/body'))['results']
 a, b, c = r
-print(a['status'], a['parent_baseline'], '>1' if a['reward'] > 1 else a['reward'], '|',
+print(a['status'], a['parent_baseline'], '>1' if a['reward'] > 1 else a['reward'],
+      'ci' if len(a['speedup_vs_parent_ci95'] or []) == 2 else 'no-ci', '|',
       b['status'], int(b['reward']), '|', c['status'], int(c['reward']))"
 
 # 3. OpenRLHF's remote reward model contract.
