@@ -12,7 +12,10 @@ from collections.abc import Callable
 
 import torch
 
-_MARKER = "spin_kernel"  # torch.cuda._sleep's kernel, launched on the current stream first
+def _is_marker(name: str) -> bool:
+    """torch.cuda._sleep's kernel (torch's own: at::cuda::...::spin_kernel), the marker the
+    evaluator launches on the current stream first."""
+    return "spin_kernel" in name and "at::cuda::" in name
 # Kernels of torch/ATen itself never count as the candidate's, whatever their names.
 _TORCH_NAMESPACES = ("at::native::", "at::cuda::", "at_cuda_detail", "c10::")
 
@@ -29,7 +32,8 @@ def kernel_matches(kernel: str, names: set[str]) -> str | None:
 
 
 # Device work that moves or fills memory: allowed next to the candidate's kernels.
-_GLUE = re.compile(r"^Memcpy|^Memset|^\[?memcpy|^\[?memset|at::native::.*"
+# (Kernel records only: a memcpy or memset is not a kernel, so no kernel is named like one.)
+_GLUE = re.compile(r"at::native::.*"
                    r"(copy|Copy|fill|Fill|CatArray|cat_|FillFunctor|zero)", re.S)
 # Library compute kernels (cuBLAS, cuBLASLt, CUTLASS, cuDNN, torch's own flash attention):
 # the problem's work done by a library, whoever launched it.
@@ -37,6 +41,7 @@ _LIBRARY = re.compile(r"gemm|xmma|cutlass|cublas|nvjet|sgemm|hgemm|gemv|splitKre
                       r"cudnn|conv2d|convolve|implicit_conv|wgrad|dgrad|fmha|flash_fwd|"
                       r"flash_bwd|pytorch_flash|attention_kernel|cusparse|cufft|fft_", re.I)
 FOREIGN_REJECT_SHARE = 0.25  # other foreign device work above this share is a reject
+GLUE_REJECT_SHARE = 0.5  # torch's copies and fills above this share are a reject
 
 
 @dataclass
@@ -49,6 +54,7 @@ class KernelProfile:
     marker_stream: int | None = None
     side_streams: dict[int, list[str]] = field(default_factory=dict)  # stream → kernel names
     foreign_us: float = 0.0  # device time of kernels neither the candidate's nor glue
+    glue_us: float = 0.0  # device time of torch's copy and fill kernels
     foreign: dict[str, int] = field(default_factory=dict)  # name → launches
     library: dict[str, int] = field(default_factory=dict)  # library compute kernels
     host_ops: dict[str, int] = field(default_factory=dict)  # aten ops the profiler saw
@@ -85,23 +91,29 @@ def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, i
 
 
 def classify_events(events: list[Any], names: set[str],
-                    hooked: dict[str, int] | None = None) -> KernelProfile:
+                    hooked: dict[str, int] | None = None, markers: int = 0) -> KernelProfile:
     """Summarises device kernels: objects with `name`, `device_resource_id` (the stream),
     `time_range.elapsed_us()` (device time) and optionally `count` (launches summed in that
-    time, default 1); the marker kernel names the current stream. `hooked`: launches per
-    kernel name that the launch hooks counted in the same call."""
+    time, default 1). `markers`: how many of torch's marker kernels (torch.cuda._sleep) the
+    evaluator launched: they are left out, and the first names the current stream; any other
+    kernel counts, whatever its name. `hooked`: launches per kernel name that the launch
+    hooks counted in the same call."""
     result = KernelProfile()
     seen: dict[str, int] = {}
     for e in events:
-        if _MARKER in e.name:
+        if markers and _is_marker(e.name):
             result.marker_stream = e.device_resource_id
+            break
+    left = markers
     for e in events:
-        if _MARKER in e.name:
-            continue
         n = int(getattr(e, "count", 1))
+        us = float(e.time_range.elapsed_us())
+        if left and _is_marker(e.name):
+            skip = min(left, n)
+            left -= skip
+            us, n = us * (n - skip) / n, n - skip
         if n <= 0:
             continue
-        us = float(e.time_range.elapsed_us())
         result.kernels += n
         result.total_us += us
         match, own = _own(e.name, names, hooked or {}, seen, n)
@@ -110,7 +122,9 @@ def classify_events(events: list[Any], names: set[str],
             result.custom_launches += own
             result.custom_names.add(match)
         rest = n - own
-        if rest > 0 and not _GLUE.search(e.name):
+        if rest > 0 and _GLUE.search(e.name):
+            result.glue_us += us * rest / n
+        elif rest > 0:
             result.foreign_us += us * rest / n
             short = e.name[:100]
             result.foreign[short] = result.foreign.get(short, 0) + rest
@@ -134,6 +148,11 @@ def foreign_findings(prof: KernelProfile, where: str) -> list[dict[str, str]]:
                            f"candidate's own kernels do not account for ({shown}): the "
                            "problem's work is done by a library (cuBLAS/cuDNN/...), however it "
                            "was called", "reject"))
+        return out
+    if prof.total_us > 0 and prof.glue_us > GLUE_REJECT_SHARE * prof.total_us:
+        out.append(finding("glue_compute", f"{where}, {prof.glue_us / prof.total_us:.0%} of the "
+                           "device time is in torch's copy and fill kernels: copies do not "
+                           "take most of the time of a kernel that computes", "reject"))
         return out
     share = prof.foreign_share()
     if prof.foreign and share is not None:
@@ -182,16 +201,17 @@ def profile_forward(call: Callable[[], Any], names: set[str],
     if log is None:
         raise kernel_log.KernelLogError(kernel_log.why_not())
     torch.cuda.synchronize()
-    log.take()
+    log.take("none")
     torch.cuda._sleep(1000)
     call()
     torch.cuda.synchronize()
     try:
-        kernels = log.take()
+        kernels = log.take("strict")
         missing = ""
     except kernel_log.KernelLogError as e:  # records switched off by the call
         kernels, missing = [], str(e)
-    result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None)
+    result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None,
+                             markers=1)
     result.log_error = missing
     hooks = hooked() if hooked is not None else {}
     seen = {n: sum(g.count for g in kernels if kernel_matches(g.name, {n})) for n in hooks}
@@ -214,7 +234,7 @@ def timed_findings(kernels: list[list] | None, names: set[str], calls: int = 1,
     from the kernel log; launches default to 1), and a reject when those `calls` calls
     launched far fewer of the candidate's kernels than `per_call` (the audit's accounted
     forward) each: calls batched into one launch, or skipped, while timed."""
-    if not kernels:
+    if kernels is None:  # not accounted (CPU)
         return []
     events = [SimpleNamespace(name=k[0], device_resource_id=0,
                               count=int(k[2]) if len(k) > 2 else 1,

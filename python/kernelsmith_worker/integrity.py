@@ -403,15 +403,22 @@ def _refill(val: Any, snap: Any) -> None:
 
 
 # Threads: a candidate's thread still alive after forward returned.
+_current_frames = sys._current_frames  # captured before any candidate is imported
+
+
 def thread_idents() -> set[int]:
-    """Idents of the Python threads alive now."""
-    return {t.ident for t in threading.enumerate() if t.ident is not None}
+    """Idents of the Python threads alive now: every thread running Python code, those started
+    with `_thread` (which `threading.enumerate` does not list) included."""
+    idents = {t.ident for t in threading.enumerate() if t.ident is not None}
+    return idents | set(_current_frames())
 
 
 def new_threads(baseline: set[int]) -> list[str]:
-    """Names of threads alive now that were not alive at `baseline`."""
-    return sorted(t.name for t in threading.enumerate()
-                  if t.ident is not None and t.ident not in baseline and t.is_alive())
+    """Names of threads alive now that were not alive at `baseline` (a thread `threading`
+    does not know is named by its ident)."""
+    known = {t.ident: t.name for t in threading.enumerate() if t.ident is not None}
+    return sorted(known.get(i, f"thread {i} (started with _thread)")
+                  for i in thread_idents() - baseline)
 
 
 # Introspection: candidate code reaching the evaluator's state (frames, gc, sys.modules, the
@@ -475,6 +482,12 @@ def scan_source(source: str) -> list[str]:
     def hit(node: ast.AST, what: str, why: str) -> None:
         hits.append(f"line {getattr(node, 'lineno', '?')}: {what} ({why})")
 
+    # names bound to the worker's package (`import kernelsmith_worker as ks`): through them
+    # only cpu_ext may be reached
+    package = {"kernelsmith_worker"} | {
+        a.asname for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+        if a.name == "kernelsmith_worker" and a.asname}
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             name = _dotted(node)
@@ -482,11 +495,19 @@ def scan_source(source: str) -> list[str]:
                 hit(node, name, SUSPECT_NAMES[node.attr])
             elif name == "sys.modules":
                 hit(node, name, "reaches other modules, the evaluator's included")
+            elif name.split(".")[0] in package and name.count(".") >= 1 \
+                    and name.split(".")[1] != "cpu_ext":
+                hit(node, name, "reaches the evaluator's modules")
             elif name.startswith("inspect.") and node.attr in _INSPECT_FRAME_FUNCS:
                 hit(node, name, "reads the caller's frames")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id == "getattr" and node.args and _dotted(node.args[0]) == "sys":
             hit(node, "getattr(sys, ...)", "reaches sys internals by a computed name")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("getattr", "vars") and node.args \
+                and _dotted(node.args[0]) in package:
+            hit(node, f"{node.func.id}({_dotted(node.args[0])}, ...)",
+                "reaches the evaluator's modules by a computed name")
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ""
             for alias in node.names:

@@ -3,9 +3,9 @@
 // name and stream until the evaluator takes the summary. Recording never stops while a
 // candidate can run, so a candidate cannot tell an accounted call from any other call.
 //
-// A second, independent channel counts kernel launches at the API (CUPTI callbacks on the
-// driver's and the runtime's launch calls): records fewer than launches means the records
-// were switched off around some launches. Every start, pause and resume is counted, so the
+// A second, independent channel counts kernel and graph launches at the API (CUPTI callbacks
+// on the driver's and the runtime's launch calls): records fewer than launches means the
+// records were switched off around some launches. Every start, pause and resume is counted, so the
 // evaluator sees a pause it did not make.
 //
 // Compiled by kernel_log.py against the CUPTI headers of the libcupti that torch has loaded,
@@ -50,10 +50,13 @@ uint64_t direct_records = 0;  // records of kernels not launched by a CUDA graph
 uint64_t dropped = 0;
 std::atomic<uint64_t> driver_launches{0};   // cuLaunchKernel & co. (not graph launches)
 std::atomic<uint64_t> runtime_launches{0};  // cudaLaunchKernel & co.
+std::atomic<uint64_t> driver_graph_launches{0};   // cuGraphLaunch
+std::atomic<uint64_t> runtime_graph_launches{0};  // cudaGraphLaunch
 std::atomic<uint64_t> controls{0};          // starts, pauses and resumes
 CUpti_SubscriberHandle subscriber = nullptr;
 struct Window {
   uint64_t launches = 0;        // the larger of the two launch counts at the take
+  uint64_t graph_launches = 0;  // likewise for graph launches
   uint64_t direct_records = 0;  // at the take
 };
 Window taken_at;
@@ -103,32 +106,13 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer
   std::free(buffer);
 }
 
-// Stream captures in progress (begun through either API; a runtime call may also reach the
-// driver's, counted twice at the begin and twice at the end). A launch into a capture runs
-// nothing: it is not counted.
-std::atomic<int64_t> capturing{0};
-
-constexpr CUpti_CallbackId kDriverBegins[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+constexpr CUpti_CallbackId kDriverGraphLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
-constexpr CUpti_CallbackId kDriverEnds[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
-};
-constexpr CUpti_CallbackId kRuntimeBegins[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
-};
-constexpr CUpti_CallbackId kRuntimeEnds[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+constexpr CUpti_CallbackId kRuntimeGraphLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
 };
 
 template <size_t N>
@@ -136,21 +120,16 @@ bool In(CUpti_CallbackId id, const CUpti_CallbackId (&ids)[N]) {
   return std::find(std::begin(ids), std::end(ids), id) != std::end(ids);
 }
 
+// Every launch is counted, launches into a stream capture included (they run nothing: the
+// evaluator reads the windows of its own captures leniently).
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite != CUPTI_API_ENTER) return;
   const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-  if (driver ? In(id, kDriverBegins) : In(id, kRuntimeBegins)) {
-    if (info->callbackSite == CUPTI_API_EXIT && info->functionReturnValue != nullptr &&
-        *static_cast<const int*>(info->functionReturnValue) == 0) {
-      capturing += 1;
-    }
+  if (driver ? In(id, kDriverGraphLaunches) : In(id, kRuntimeGraphLaunches)) {
+    (driver ? driver_graph_launches : runtime_graph_launches) += 1;
     return;
   }
-  if (driver ? In(id, kDriverEnds) : In(id, kRuntimeEnds)) {
-    if (info->callbackSite == CUPTI_API_ENTER && capturing.load() > 0) capturing -= 1;
-    return;
-  }
-  if (info->callbackSite != CUPTI_API_ENTER || capturing.load() > 0) return;
   (driver ? driver_launches : runtime_launches) += 1;
 }
 
@@ -183,11 +162,9 @@ CUptiResult Subscribe() {
     }
   };
   enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches));
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverBegins, std::size(kDriverBegins));
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverEnds, std::size(kDriverEnds));
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverGraphLaunches, std::size(kDriverGraphLaunches));
   enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeLaunches, std::size(kRuntimeLaunches));
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeBegins, std::size(kRuntimeBegins));
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeEnds, std::size(kRuntimeEnds));
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeGraphLaunches, std::size(kRuntimeGraphLaunches));
   return r;
 }
 
@@ -239,6 +216,8 @@ __attribute__((visibility("default"))) int64_t ks_klog_take() {
   taken.assign(groups.begin(), groups.end());
   groups.clear();
   taken_at.launches = std::max(driver_launches.load(), runtime_launches.load());
+  taken_at.graph_launches =
+      std::max(driver_graph_launches.load(), runtime_graph_launches.load());
   taken_at.direct_records = direct_records;
   if (r != CUPTI_SUCCESS) return -static_cast<int64_t>(r);
   return static_cast<int64_t>(taken.size());
@@ -258,13 +237,15 @@ __attribute__((visibility("default"))) const char* ks_klog_group(int64_t i, uint
   return entry.first.first.c_str();
 }
 
-// At the last take, since the start: kernel launches counted at the API (the larger of the
-// driver's and the runtime's counts: a runtime launch may also reach the driver's) and
-// records of kernels launched outside a graph.
+// At the last take, since the start: kernel launches and graph launches counted at the API
+// (the larger of the driver's and the runtime's counts: a runtime launch may also reach the
+// driver's) and records of kernels launched outside a graph.
 __attribute__((visibility("default"))) void ks_klog_counts(uint64_t* launches,
+                                                           uint64_t* graph_launches,
                                                            uint64_t* direct) {
   std::lock_guard<std::mutex> lock(mu);
   *launches = taken_at.launches;
+  *graph_launches = taken_at.graph_launches;
   *direct = taken_at.direct_records;
 }
 

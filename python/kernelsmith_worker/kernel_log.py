@@ -41,6 +41,9 @@ class KernelLogError(Exception):
 
 
 class KernelLog:
+    # no instance attributes but these: a method cannot be shadowed on the instance
+    __slots__ = ("_lib", "_controls", "_counts")
+
     def __init__(self, lib: ctypes.CDLL) -> None:
         self._lib = lib
         lib.ks_klog_start.restype = ctypes.c_int
@@ -57,11 +60,10 @@ class KernelLog:
         lib.ks_klog_error.restype = ctypes.c_char_p
         lib.ks_klog_error.argtypes = [ctypes.c_int]
         lib.ks_klog_counts.restype = None
-        lib.ks_klog_counts.argtypes = [ctypes.POINTER(ctypes.c_uint64),
-                                       ctypes.POINTER(ctypes.c_uint64)]
+        lib.ks_klog_counts.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 3
         lib.ks_klog_controls.restype = ctypes.c_uint64
         self._controls = int(lib.ks_klog_controls())  # starts/pauses/resumes made here
-        self._counts = (0, 0)  # (launches, direct records) at the previous take
+        self._counts = (0, 0, 0)  # (launches, graph launches, direct records) at the last take
 
     def _error(self, code: int) -> str:
         return (self._lib.ks_klog_error(code) or b"?").decode(errors="replace")
@@ -95,11 +97,22 @@ class KernelLog:
             if code != 0:
                 raise KernelLogError(f"CUPTI cannot resume kernel records: {self._error(code)}")
 
-    def take(self) -> list[KernelGroup]:
+    def take(self, check: str = "strict") -> list[KernelGroup]:
         """The kernels that completed since the previous take, summed per (name, stream).
-        Synchronize the device first. Raises KernelLogError when CUPTI cannot flush, when
-        someone else paused or restarted the records, or when kernels were launched since the
-        previous take (outside CUDA graphs) that have no record."""
+        Synchronize the device first. `check`: "none" (a window that is not read: only a
+        pause someone else made is an error), "alive" (also: the log must record a marker
+        kernel launched now, which is then left out), "strict" (also: every kernel launched
+        since the previous take has a record, and no CUDA graph was launched: the windows of
+        candidate calls). Raises KernelLogError saying what failed."""
+        if check != "none":
+            import torch
+
+            torch.cuda._sleep(1)  # the marker: a log that stopped recording misses it
+            torch.cuda.synchronize()
+        if self._lib is not _LIB or any(getattr(self._lib, f).errcheck is not None
+                                        for f in _FUNCTIONS):
+            raise KernelLogError("the kernel log's library was replaced or wrapped by code "
+                                 "other than the evaluator")
         n = int(self._lib.ks_klog_take())
         if n < 0:
             raise KernelLogError(f"CUPTI cannot flush its records: {self._error(-n)}")
@@ -108,14 +121,12 @@ class KernelLog:
             self._controls = controls
             raise KernelLogError("the kernel records were paused or restarted by code other "
                                  "than the evaluator")
-        launches, direct = ctypes.c_uint64(), ctypes.c_uint64()
-        self._lib.ks_klog_counts(ctypes.byref(launches), ctypes.byref(direct))
-        before, self._counts = self._counts, (int(launches.value), int(direct.value))
-        unrecorded = (self._counts[0] - before[0]) - (self._counts[1] - before[1])
-        if unrecorded > 0:
-            raise KernelLogError(f"{unrecorded} kernel launch(es) since the previous window "
-                                 "have no kernel record: the records were switched off around "
-                                 "them")
+        launches, graphs, direct = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
+        self._lib.ks_klog_counts(ctypes.byref(launches), ctypes.byref(graphs),
+                                 ctypes.byref(direct))
+        before = self._counts
+        self._counts = (int(launches.value), int(graphs.value), int(direct.value))
+        delta = [now - then for now, then in zip(self._counts, before)]
         out = []
         stream, count = ctypes.c_uint32(), ctypes.c_uint64()
         total, first = ctypes.c_uint64(), ctypes.c_uint64()
@@ -126,6 +137,26 @@ class KernelLog:
                 break
             out.append(KernelGroup(name.decode(errors="replace"), int(stream.value),
                                    int(count.value), total.value / 1e3, int(first.value)))
+        if check == "none":
+            return out
+        marker = next((g for g in reversed(out) if _is_marker(g.name)), None)
+        if marker is None or delta[0] < 1:
+            raise KernelLogError("the kernel log did not record the evaluator's marker kernel: "
+                                 "the records or the launch count were switched off")
+        out.remove(marker)
+        if marker.count > 1:
+            out.append(KernelGroup(marker.name, marker.stream, marker.count - 1,
+                                   marker.total_us * (marker.count - 1) / marker.count,
+                                   marker.first_start_ns))
+        if check == "strict":
+            if delta[0] > delta[2]:
+                raise KernelLogError(f"{delta[0] - delta[2]} kernel launch(es) have no kernel "
+                                     "record: the records were switched off around them")
+            if delta[1] > 0:
+                raise KernelLogError(f"{delta[1]} CUDA graph launch(es) inside the accounted "
+                                     "calls: kernels run by a graph of the candidate's own are "
+                                     "not accounted; launch kernels directly (the evaluator "
+                                     "captures forward in its own graph)")
         return out
 
     def records(self) -> int:
@@ -135,6 +166,13 @@ class KernelLog:
         return int(self._lib.ks_klog_dropped())
 
 
+def _is_marker(name: str) -> bool:
+    """torch.cuda._sleep's kernel, the evaluator's marker (a kernel of torch's own)."""
+    return "spin_kernel" in name and "at::cuda::" in name
+
+
+_FUNCTIONS = ("ks_klog_take", "ks_klog_group", "ks_klog_counts", "ks_klog_controls")
+_LIB: ctypes.CDLL | None = None  # set once at start, before any candidate (watched)
 _current: KernelLog | None = None
 _why_not = "the kernel log was not started (a CPU worker)"
 
@@ -224,7 +262,7 @@ def build() -> tuple[Path, Path]:
 def start() -> KernelLog | None:
     """Starts the worker's kernel log (CUDA workers, once, before any candidate import).
     Returns it, or None with why_not() saying why it could not start."""
-    global _current, _why_not
+    global _current, _why_not, _LIB
     if _current is not None:
         return _current
     try:
@@ -232,8 +270,10 @@ def start() -> KernelLog | None:
         # torch loaded libcupti with local scope: promote it so kernel_log's CUPTI symbols
         # resolve against it (one CUPTI in the process), then load kernel_log.
         ctypes.CDLL(str(cupti), mode=os.RTLD_GLOBAL | getattr(os, "RTLD_NOLOAD", 0))
-        log = KernelLog(ctypes.CDLL(str(path)))
+        lib = ctypes.CDLL(str(path))
+        log = KernelLog(lib)
         log.start()
+        _LIB = lib
     except (KernelLogError, OSError) as e:
         _why_not = f"the kernel log could not start: {e}"[:2000]
         return None

@@ -57,6 +57,16 @@ class LaunchRecorder:
                 self.inside_ns += _perf_counter_ns() - start
             self._depth -= 1
 
+    def recount(self, name: str, actual: str | None) -> None:
+        """The last launch counted as `name` was of `actual` (the compiled kernel's name), or
+        ran nothing (None: a grid of zero programs)."""
+        if self.counts[name] > 0:
+            self.counts[name] -= 1
+            if self.counts[name] == 0:
+                del self.counts[name]
+        if actual:
+            self.counts[actual] += 1
+
     def in_kernel(self) -> bool:
         return self._depth > 0
 
@@ -85,13 +95,42 @@ def _kernel_name(fn_obj: Any) -> str:
     return str(name) if name else type(fn_obj).__name__
 
 
+def _empty_grid(grid: Any) -> bool:
+    """A static grid with no programs (a launch that runs nothing); False when unknown."""
+    if isinstance(grid, (tuple, list)):
+        try:
+            return any(int(g) == 0 for g in grid)
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
 def _wrap_run(orig: Callable[..., Any]) -> Callable[..., Any]:
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         rec = _Installed.recorder
         if rec is None or kwargs.get("warmup", False):
             return orig(self, *args, **kwargs)
-        with rec.launch(_kernel_name(self)):
-            return orig(self, *args, **kwargs)
+        name = _kernel_name(self)
+        grid = kwargs.get("grid")
+        if callable(grid):  # the grid Triton computes from the arguments: seen here
+            seen: list[Any] = []
+
+            def traced(meta: Any, _grid: Callable[..., Any] = grid) -> Any:
+                seen.append(_grid(meta))
+                return seen[-1]
+            kwargs["grid"] = traced
+        with rec.launch(name):
+            out = orig(self, *args, **kwargs)
+        if callable(grid):
+            grid = seen[-1] if seen else None
+        # what the device runs: the compiled kernel's name (not the Python function's
+        # writable __name__ of the moment), and nothing for a grid of zero programs
+        actual = getattr(out, "name", None)
+        if _empty_grid(grid):
+            rec.recount(name, None)
+        elif isinstance(actual, str) and actual and actual != name:
+            rec.recount(name, actual)
+        return out
 
     run.__wrapped__ = orig  # type: ignore[attr-defined]
     run.__ks_hook__ = True  # type: ignore[attr-defined]

@@ -35,8 +35,8 @@ class BlockAccount:
                 return
             self._units[kind] = Counter({n: c for n, _, c in got})
 
-    def _take(self) -> Kernels | None:
-        got = self.api.take_kernels()
+    def _take(self, check: str = "strict") -> Kernels | None:
+        got = self.api.take_kernels(check)
         if got is None and self.error is None:
             self.error = self._why()
         return got
@@ -46,7 +46,7 @@ class BlockAccount:
 
     def open(self) -> None:
         """Starts a block's window (what ran before it is not the block's)."""
-        self._take()
+        self._take("none")
         self._window = {}
 
     def _keep(self) -> None:
@@ -62,7 +62,7 @@ class BlockAccount:
         try:
             yield
         finally:
-            self._take()
+            self._take("none")
 
     def close(self, counted: bool, units: Counter, calls: int) -> None:
         """Ends a block: `units` samples of each unit kind preceded the samples; when

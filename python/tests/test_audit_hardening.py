@@ -194,3 +194,27 @@ def test_file_io_of_the_triton_compiler_is_not_the_candidates(tmp_path):
     with EventWatch() as watch:  # the same write from candidate code is still seen
         open(tmp_path / "cache.pt", "w").close()
     assert "file_io" in watch.seen
+
+
+def test_launch_hooks_count_what_the_device_runs():
+    from types import SimpleNamespace
+
+    from kernelsmith_worker import launches
+
+    rec = launches.LaunchRecorder()
+    before = launches._Installed.recorder
+    launches.install(rec)
+
+    def orig(self, *args, grid=None, **kwargs):
+        if callable(grid):
+            grid({"BLOCK": 4})
+        return SimpleNamespace(name=self.compiled_name)
+
+    run = launches._wrap_run(orig)
+    fn = SimpleNamespace(fn=SimpleNamespace(__name__="sm90_xmma_gemm"), compiled_name="mm")
+    run(fn, grid=(4,))  # a Python name of the moment: the compiled kernel's counts
+    run(fn, grid=(0,))  # no programs: nothing ran
+    run(fn, grid=lambda meta: (0, 1))  # a computed grid of no programs
+    run(fn, grid=lambda meta: (2,))
+    launches._Installed.recorder = before
+    assert dict(rec.counts) == {"mm": 2}
