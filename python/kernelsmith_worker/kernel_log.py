@@ -238,7 +238,8 @@ def _fallback_includes() -> list[str]:
     for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
         if root:
             dirs.append(Path(root) / "include")
-    return [f"-idirafter{d}" for d in dict.fromkeys(dirs) if (d / "crt" / "host_defines.h").is_file()]
+    return [f"-idirafter{d}" for d in dict.fromkeys(dirs)
+            if (d / "crt" / "host_defines.h").is_file()]
 
 
 def build() -> tuple[Path, Path]:
@@ -250,9 +251,8 @@ def build() -> tuple[Path, Path]:
         else b""
     source = _SOURCE.read_text() + f"\n// cupti_version.h {hashlib.sha256(version).hexdigest()}\n"
     try:
-        path, _ = cpu_ext.build("ks_kernel_log", source, extra_cflags=[f"-I{inc}", "-fvisibility=hidden",
-                                                           *_fallback_includes()],
-                                openmp=False)
+        flags = [f"-I{inc}", "-fvisibility=hidden", *_fallback_includes()]
+        path, _ = cpu_ext.build("ks_kernel_log", source, extra_cflags=flags, openmp=False)
     except cpu_ext.CompileError as e:
         raise KernelLogError(f"kernel_log.cpp does not compile against {inc}: {e}\n{e.log}") \
             from e

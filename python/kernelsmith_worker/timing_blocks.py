@@ -119,9 +119,9 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
     flush. At random candidate samples the output is compared with a reference call on the
     same values; the sample after such a check (the device idled while the host compared)
     is not kept. `account` (eager calls): the kernels of the candidate's blocks are accounted
-    from the kernel log, checks aside. Returns per-call samples under "ref", "cand", "ref_signed", "cand_signed",
-    with heats, heat_s, blocks, checked, planned (checks the plan drew), mismatch and
-    tampered."""
+    from the kernel log, checks aside. Returns per-call samples under "ref", "cand",
+    "ref_signed", "cand_signed", with heats, heat_s, blocks, checked, planned (checks the plan
+    drew), mismatch and tampered."""
     k = runner.calls_per_sample
     order: tuple[tuple[str, bool], ...] = (("ref", False), ("cand", False), ("cand", False),
                                            ("ref", False))
