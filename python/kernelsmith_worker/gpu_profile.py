@@ -201,15 +201,18 @@ def profile_forward(call: Callable[[], Any], names: set[str],
     if log is None:
         raise kernel_log.KernelLogError(kernel_log.why_not())
     torch.cuda.synchronize()
-    log.take("none")
+    missing = ""
+    try:
+        log.take("none")
+    except kernel_log.KernelLogError as e:  # paused by someone else before the call
+        missing = str(e)
     torch.cuda._sleep(1000)
     call()
     torch.cuda.synchronize()
     try:
         kernels = log.take("strict")
-        missing = ""
     except kernel_log.KernelLogError as e:  # records switched off by the call
-        kernels, missing = [], str(e)
+        kernels, missing = [], missing or str(e)
     result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None,
                              markers=1)
     result.log_error = missing
