@@ -213,10 +213,9 @@ def profile_forward(call: Callable[[], Any], names: set[str],
         kernels = log.take("strict")
     except kernel_log.KernelLogError as e:  # records switched off by the call
         kernels, missing = [], missing or str(e)
-    result = classify_events(_groups(kernels), names, hooked() if hooked is not None else None,
-                             markers=1)
-    result.log_error = missing
     hooks = hooked() if hooked is not None else {}
+    result = classify_events(_groups(kernels), names, hooks, markers=1)
+    result.log_error = missing
     seen = {n: sum(g.count for g in kernels if kernel_matches(g.name, {n})) for n in hooks}
     result.unrecorded = {n: c - seen[n] for n, c in hooks.items() if c > seen[n]}
     try:

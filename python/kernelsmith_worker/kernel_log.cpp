@@ -15,11 +15,11 @@
 #include <cupti.h>
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <atomic>
-#include <iterator>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -37,22 +37,21 @@ namespace {
 struct Group {
   uint64_t count = 0;
   uint64_t total_ns = 0;
-  uint64_t first_start = UINT64_MAX;  // device timestamp of the group's first kernel
 };
 
 constexpr size_t kBufferBytes = 8u << 20;
 
 std::mutex mu;
-std::map<std::pair<std::string, uint32_t>, Group> groups;  // (name, stream) -> sums
+std::map<std::pair<std::string, uint32_t>, Group> groups;               // (name, stream) -> sums
 std::vector<std::pair<std::pair<std::string, uint32_t>, Group>> taken;  // the last take()
 uint64_t records = 0;
 uint64_t direct_records = 0;  // records of kernels not launched by a CUDA graph
 uint64_t dropped = 0;
-std::atomic<uint64_t> driver_launches{0};   // cuLaunchKernel & co. (not graph launches)
-std::atomic<uint64_t> runtime_launches{0};  // cudaLaunchKernel & co.
+std::atomic<uint64_t> driver_launches{0};         // cuLaunchKernel & co. (not graph launches)
+std::atomic<uint64_t> runtime_launches{0};        // cudaLaunchKernel & co.
 std::atomic<uint64_t> driver_graph_launches{0};   // cuGraphLaunch
 std::atomic<uint64_t> runtime_graph_launches{0};  // cudaGraphLaunch
-std::atomic<uint64_t> controls{0};          // starts, pauses and resumes
+std::atomic<uint64_t> controls{0};                // starts, pauses and resumes
 CUpti_SubscriberHandle subscriber = nullptr;
 struct Window {
   uint64_t launches = 0;        // the larger of the two launch counts at the take
@@ -96,7 +95,6 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer
     if (k->graphId == 0) direct_records += 1;
     g.count += 1;
     g.total_ns += k->end > k->start ? k->end - k->start : 0;
-    if (k->start < g.first_start) g.first_start = k->start;
     records += 1;
   }
   size_t lost = 0;
@@ -216,24 +214,23 @@ __attribute__((visibility("default"))) int64_t ks_klog_take() {
   taken.assign(groups.begin(), groups.end());
   groups.clear();
   taken_at.launches = std::max(driver_launches.load(), runtime_launches.load());
-  taken_at.graph_launches =
-      std::max(driver_graph_launches.load(), runtime_graph_launches.load());
+  taken_at.graph_launches = std::max(driver_graph_launches.load(), runtime_graph_launches.load());
   taken_at.direct_records = direct_records;
   if (r != CUPTI_SUCCESS) return -static_cast<int64_t>(r);
   return static_cast<int64_t>(taken.size());
 }
 
-// Group i of the last take: its kernel name (nullptr past the end), stream, launches, total
-// device nanoseconds and first start.
-__attribute__((visibility("default"))) const char* ks_klog_group(int64_t i, uint32_t* stream, uint64_t* count, uint64_t* total_ns,
-                          uint64_t* first_start) {
+// Group i of the last take: its kernel name (nullptr past the end), stream, launches and
+// total device nanoseconds.
+__attribute__((visibility("default"))) const char* ks_klog_group(int64_t i, uint32_t* stream,
+                                                                 uint64_t* count,
+                                                                 uint64_t* total_ns) {
   std::lock_guard<std::mutex> lock(mu);
   if (i < 0 || static_cast<size_t>(i) >= taken.size()) return nullptr;
   const auto& entry = taken[static_cast<size_t>(i)];
   *stream = entry.first.second;
   *count = entry.second.count;
   *total_ns = entry.second.total_ns;
-  *first_start = entry.second.first_start;
   return entry.first.first.c_str();
 }
 

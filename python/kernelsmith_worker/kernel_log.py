@@ -33,7 +33,6 @@ class KernelGroup:
     stream: int
     count: int
     total_us: float
-    first_start_ns: int
 
 
 class KernelLogError(Exception):
@@ -52,7 +51,6 @@ class KernelLog:
         lib.ks_klog_take.restype = ctypes.c_int64
         lib.ks_klog_group.restype = ctypes.c_char_p
         lib.ks_klog_group.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_uint32),
-                                      ctypes.POINTER(ctypes.c_uint64),
                                       ctypes.POINTER(ctypes.c_uint64),
                                       ctypes.POINTER(ctypes.c_uint64)]
         lib.ks_klog_records.restype = ctypes.c_uint64
@@ -128,15 +126,14 @@ class KernelLog:
         self._counts = (int(launches.value), int(graphs.value), int(direct.value))
         delta = [now - then for now, then in zip(self._counts, before)]
         out = []
-        stream, count = ctypes.c_uint32(), ctypes.c_uint64()
-        total, first = ctypes.c_uint64(), ctypes.c_uint64()
+        stream, count, total = ctypes.c_uint32(), ctypes.c_uint64(), ctypes.c_uint64()
         for i in range(n):
             name = self._lib.ks_klog_group(i, ctypes.byref(stream), ctypes.byref(count),
-                                           ctypes.byref(total), ctypes.byref(first))
+                                           ctypes.byref(total))
             if name is None:
                 break
             out.append(KernelGroup(name.decode(errors="replace"), int(stream.value),
-                                   int(count.value), total.value / 1e3, int(first.value)))
+                                   int(count.value), total.value / 1e3))
         if check == "none":
             return out
         marker = next((g for g in reversed(out) if _is_marker(g.name)), None)
@@ -146,8 +143,7 @@ class KernelLog:
         out.remove(marker)
         if marker.count > 1:
             out.append(KernelGroup(marker.name, marker.stream, marker.count - 1,
-                                   marker.total_us * (marker.count - 1) / marker.count,
-                                   marker.first_start_ns))
+                                   marker.total_us * (marker.count - 1) / marker.count))
         if check == "strict":
             if delta[0] > delta[2]:
                 raise KernelLogError(f"{delta[0] - delta[2]} kernel launch(es) have no kernel "

@@ -1,8 +1,9 @@
-"""The launch accounting of eager timed blocks: every kernel the device ran while the
-candidate's blocks were timed (heat and samples), from the worker's always-on kernel log,
-less the evaluator's own work. A timed call is not told apart from any other call: the log
-records all of them, so a candidate that computes honestly only while observed is observed
-while it is timed.
+"""The launch accounting of timed calls, from the worker's always-on kernel log, less the
+evaluator's own work. Eager timed blocks: every kernel the device ran while the candidate's
+blocks were timed (heat and samples). A timed call is not told apart from any other call: the
+log records all of them, so a candidate that computes honestly only while observed is
+observed while it is timed. CUDA graphs: replays after timing (no candidate code runs in a
+replay).
 
 The evaluator's own work in a block is the input refresh and L2 flush before every sample
 (measured alone, then taken out by name and count: the log must have seen them, or it was not
@@ -12,9 +13,59 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 Kernels = list[list]  # [name, device us, launches]
+
+# Replays of each candidate CUDA graph accounted after timing (a graph replays the same
+# kernels every time; several, so a kernel launched only on some replays is seen).
+ACCOUNTED_SAMPLES = 5
+
+
+def less_evaluator(kernels: Iterable[list], own: Counter) -> tuple[Kernels, str | None]:
+    """`kernels` less the evaluator's own launches (`own`, by name; device time taken out in
+    proportion), and the first of the evaluator's kernels the log saw fewer times than it was
+    launched (the log was not recording), else None."""
+    left = Counter(own)
+    out: Kernels = []
+    for name, us, count in kernels:
+        taken = min(left[name], count)
+        left[name] -= taken
+        if count > taken:
+            out.append([name, us * (count - taken) / count, count - taken])
+    return out, next((name for name, c in left.items() if c > 0), None)
+
+
+def timed_sample_kernels(api: Any, runner: Any, inputs: Any) -> dict:
+    """The kernels of ACCOUNTED_SAMPLES candidate samples run exactly as timed ones, back to
+    back (new input values, L2 flush, then the sample), less the evaluator's own kernels: the
+    refresh and the flush, recorded alone first and removed by name and count. For CUDA
+    graphs, whose replays run no candidate code. Returns {"kernels": [[name, us, launches],
+    ...], "calls": calls made}, {"error": why} when a sample raised, or {"log_error": why}
+    when the kernel log cannot account them."""
+    def evaluator_part() -> None:
+        for _ in range(ACCOUNTED_SAMPLES):
+            inputs.refresh(False)
+            runner.flush()
+
+    def samples() -> None:
+        for _ in range(ACCOUNTED_SAMPLES):
+            inputs.refresh(False)
+            runner.run("cand")
+
+    # replays of the evaluator's graphs: no candidate code runs, graph launches are expected
+    own = api.kernels_of(evaluator_part, "alive")
+    try:
+        got = api.kernels_of(samples, "alive")
+    except Exception as e:  # noqa: BLE001 - candidate code ran
+        return {"error": f"{type(e).__name__}: {e}"[:400]}
+    if own is None or got is None:
+        return {"log_error": getattr(api, "log_error", "the kernel log cannot report")}
+    kernels, missing = less_evaluator(got, Counter({name: count for name, _, count in own}))
+    if missing is not None:
+        return {"log_error": f"the kernel log missed the evaluator's own {missing[:80]}: "
+                             "it was not recording"}
+    return {"kernels": kernels, "calls": ACCOUNTED_SAMPLES * runner.calls_per_sample}
 
 
 class BlockAccount:
@@ -26,7 +77,6 @@ class BlockAccount:
         self.kernels: dict[str, list] = {}
         self.calls = 0
         self._units: dict[str, Counter] = {}
-        self._unit_us: dict[str, dict[str, float]] = {}
         self._window: dict[str, list] = {}
         for kind, fn in units.items():
             got = api.kernels_of(fn)
@@ -71,24 +121,19 @@ class BlockAccount:
         window, self._window = self._window, {}
         if not counted or self.error is not None:
             return
-        own = Counter()
+        own: Counter = Counter()
         for kind, n in units.items():
             for name, c in self._units.get(kind, Counter()).items():
                 own[name] += c * n
-        for name, c in own.items():
-            have = window.get(name, [name, 0.0, 0])[2]
-            if have < c:
-                self.error = (f"the kernel log saw {have} of the evaluator's {c} launches of "
-                              f"{name[:80]} in a timed block: it was not recording")
-                return
-            w = window[name]
-            w[1] -= w[1] * c / have
-            w[2] -= c
-        for name, us, count in window.values():
-            if count > 0:
-                k = self.kernels.setdefault(name, [name, 0.0, 0])
-                k[1] += us
-                k[2] += count
+        kernels, missing = less_evaluator(window.values(), own)
+        if missing is not None:
+            self.error = (f"the kernel log saw fewer than the evaluator's launches of "
+                          f"{missing[:80]} in a timed block: it was not recording")
+            return
+        for name, us, count in kernels:
+            k = self.kernels.setdefault(name, [name, 0.0, 0])
+            k[1] += us
+            k[2] += count
         self.calls += calls
 
     def result(self) -> dict | None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections import Counter
 from typing import Any, Callable
 
 import torch
 
 from . import kernel_log, stats
-from .timed_account import BlockAccount
+from .timed_account import BlockAccount, timed_sample_kernels
 from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F401
                             _sustained_blocks, _tensors)
 from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
@@ -183,49 +182,6 @@ class _EagerRunner:
         self.outputs = {}
 
 
-# Replays of each candidate CUDA graph accounted after timing (a graph replays the same
-# kernels every time; several, so a kernel launched only on some replays is seen).
-ACCOUNTED_SAMPLES = 5
-
-
-def _timed_sample_kernels(api: CudaApi, runner: Any, inputs: TimedInputs) -> dict:
-    """The kernels of ACCOUNTED_SAMPLES candidate samples run exactly as timed ones, back to
-    back (new input values, L2 flush, then the sample), less the evaluator's own kernels: the
-    refresh and the flush, recorded alone first and removed by name and count. Returns
-    {"kernels": [[name, us, launches], ...], "calls": calls made}, {"error": why} when a
-    sample raised, or {"log_error": why} when the kernel log cannot account them."""
-    def evaluator_part() -> None:
-        for _ in range(ACCOUNTED_SAMPLES):
-            inputs.refresh(False)
-            runner.flush()
-
-    def samples() -> None:
-        for _ in range(ACCOUNTED_SAMPLES):
-            inputs.refresh(False)
-            runner.run("cand")
-
-    # replays of the evaluator's graphs: no candidate code runs, graph launches are expected
-    own = api.kernels_of(evaluator_part, "alive")
-    try:
-        got = api.kernels_of(samples, "alive")
-    except Exception as e:  # noqa: BLE001 - candidate code ran
-        return {"error": f"{type(e).__name__}: {e}"[:400]}
-    if own is None or got is None:
-        return {"log_error": getattr(api, "log_error", "the kernel log cannot report")}
-    left = Counter({name: count for name, _, count in own})
-    kernels = []
-    for name, us, count in got:
-        taken = min(left[name], count)
-        left[name] -= taken
-        if count > taken:
-            kernels.append([name, us * (count - taken) / count, count - taken])
-    missing = [name for name, c in left.items() if c > 0]
-    if missing:
-        return {"log_error": f"the kernel log missed the evaluator's own {missing[0][:80]}: "
-                             "it was not recording"}
-    return {"kernels": kernels, "calls": ACCOUNTED_SAMPLES * runner.calls_per_sample}
-
-
 def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
                   replay: dict[str, float], cfg: TimingConfig,
                   check: Check) -> tuple[dict, dict, dict | None]:
@@ -250,7 +206,7 @@ def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str,
         steady = _steady_blocks(api, runner, replay, cfg, check)
         api.synchronize()
     got["tampered"] = got["tampered"] or inputs.tampered()
-    return got, steady, _timed_sample_kernels(api, runner, inputs)
+    return got, steady, timed_sample_kernels(api, runner, inputs)
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:

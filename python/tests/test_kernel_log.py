@@ -71,7 +71,7 @@ class FakeLib:
             self.controls += 1
             return 0
 
-        def group(i, stream, count, total, first):
+        def group(i, stream, count, total):
             if i != 0 or not self.alive:
                 return None
             stream._obj.value, count._obj.value, total._obj.value = 7, 1, 1000

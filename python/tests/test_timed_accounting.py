@@ -3,7 +3,7 @@ after timing, eager blocks accounted while they are timed; the evaluator's own k
 refresh, L2 flush, checks) taken out by name and count."""
 from collections import Counter
 
-from kernelsmith_worker import timing_cuda
+from kernelsmith_worker import timed_account
 from kernelsmith_worker.timed_account import BlockAccount
 
 
@@ -72,7 +72,7 @@ def _accounting(runner_type):
     log = Log()
     inputs = Inputs(log)
     runner = runner_type(log, inputs)
-    got = timing_cuda._timed_sample_kernels(FakeApi(log), runner, inputs)
+    got = timed_account.timed_sample_kernels(FakeApi(log), runner, inputs)
     names = Counter({n: c for n, _, c in got["kernels"]})
     return got, names, timed_findings(got["kernels"], {"mm_kernel", "copy_kernel"},
                                       got["calls"], per_call=1)
@@ -80,7 +80,7 @@ def _accounting(runner_type):
 
 def test_the_evaluators_kernels_are_taken_out_and_the_candidates_kept():
     got, names, found = _accounting(HonestRunner)
-    samples = timing_cuda.ACCOUNTED_SAMPLES
+    samples = timed_account.ACCOUNTED_SAMPLES
     assert got["calls"] == samples * 8
     assert names["mm_kernel"] == samples * 8
     assert names["copy_kernel"] == samples * 8  # the candidate's own copies stay
@@ -90,7 +90,7 @@ def test_the_evaluators_kernels_are_taken_out_and_the_candidates_kept():
 
 def test_a_candidate_that_batches_after_the_first_accounted_sample_is_caught():
     got, names, found = _accounting(BatchingRunner)
-    assert names["mm_kernel"] == 8 + timing_cuda.ACCOUNTED_SAMPLES - 1
+    assert names["mm_kernel"] == 8 + timed_account.ACCOUNTED_SAMPLES - 1
     assert [f["kind"] for f in found] == ["timed_launch_deficit"]
 
 
@@ -102,7 +102,7 @@ def test_no_log_means_a_log_error():
 
     log = Log()
     inputs = Inputs(log)
-    got = timing_cuda._timed_sample_kernels(NoLog(log), HonestRunner(log, inputs), inputs)
+    got = timed_account.timed_sample_kernels(NoLog(log), HonestRunner(log, inputs), inputs)
     assert "log_error" in got
 
 
@@ -115,7 +115,7 @@ def test_a_log_that_misses_the_evaluators_own_kernels_was_not_recording():
 
     log = Log()
     inputs = Inputs(log)
-    got = timing_cuda._timed_sample_kernels(Deaf(log), HonestRunner(log, inputs), inputs)
+    got = timed_account.timed_sample_kernels(Deaf(log), HonestRunner(log, inputs), inputs)
     assert "not recording" in got["log_error"]
 
 
@@ -139,7 +139,7 @@ def test_a_sample_that_raises_while_accounted_is_reported():
 
     log = Log()
     inputs = Inputs(log)
-    got = timing_cuda._timed_sample_kernels(FakeApi(log), Raising(log, inputs), inputs)
+    got = timed_account.timed_sample_kernels(FakeApi(log), Raising(log, inputs), inputs)
     assert got == {"error": "RuntimeError: observed"}
 
 

@@ -73,6 +73,14 @@ const char* Reason(CallOutcome o) {
 
 json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+// Waits for `pending`; a wait that ends otherwise takes this call's queued work back.
+CallOutcome WaitOrCancel(Pending& pending, const WaitControl& wait, AdmissionQueue* queue,
+                         const CancelFlag& cancel) {
+  CallOutcome o = pending.Wait(wait);
+  if (o != CallOutcome::kDone) queue->Cancel(cancel, Reason(o));
+  return o;
+}
+
 }  // namespace
 
 json RewardItemResult::ToJson(bool full_eval) const {
@@ -126,11 +134,8 @@ CallOutcome RewardService::Evaluate(EvalRequest request, const WaitControl& wait
   jobs[0].done = [pending](EvalResult r) { pending->Set(0, std::move(r)); };
   jobs[0].cancel = cancel;
   if (!queue_->TrySubmit(std::move(jobs))) return CallOutcome::kBusy;
-  CallOutcome o = pending->Wait(wait);
-  if (o != CallOutcome::kDone) {
-    queue_->Cancel(cancel, Reason(o));
-    return o;
-  }
+  CallOutcome o = WaitOrCancel(*pending, wait, queue_, cancel);
+  if (o != CallOutcome::kDone) return o;
   *out = pending->Take(0);
   return o;
 }
@@ -206,11 +211,8 @@ CallOutcome RewardService::Score(const std::vector<RewardItem>& items, const Wai
     baselines_->Measure(RequestFor(truth, truth.parent_code, truth.problem_path + "#parent"),
                         [pending, slot = n + i](const EvalResult& r) { pending->Set(slot, r); });
   }
-  CallOutcome o = pending->Wait(wait);
-  if (o != CallOutcome::kDone) {
-    queue_->Cancel(cancel, Reason(o));
-    return o;
-  }
+  CallOutcome o = WaitOrCancel(*pending, wait, queue_, cancel);
+  if (o != CallOutcome::kDone) return o;
   std::vector<EvalResult> child(n), parent(n);
   for (size_t i : evaluated) {
     child[i] = pending->Take(i);
@@ -236,11 +238,8 @@ CallOutcome RewardService::Score(const std::vector<RewardItem>& items, const Wai
       retimed.push_back(std::move(job));
     }
     if (CallOutcome s = Submit(std::move(retimed)); s != CallOutcome::kDone) return s;
-    o = second->Wait(wait);
-    if (o != CallOutcome::kDone) {
-      queue_->Cancel(cancel, Reason(o));
-      return o;
-    }
+    o = WaitOrCancel(*second, wait, queue_, cancel);
+    if (o != CallOutcome::kDone) return o;
     for (size_t i : again) child[i] = second->Take(i);
   }
   for (size_t i : evaluated) {
