@@ -1,4 +1,4 @@
-"""What the worker's always-on kernel log (CUPTI kernel records) costs, and that it sees what
+"""What the worker's always-on kernel log (CUPTI kernel, memcpy and memset records) costs, and that it sees what
 it must. Run on a CUDA machine from the repository root:
 
     PYTHONPATH=python python bench/kernel_log/overhead.py [--checks]
@@ -27,6 +27,8 @@ WORKLOADS = {
         [torch.rand(4096, 1024, device="cuda")]),
     "matmul 4096^3": lambda torch: (torch.mm, [torch.rand(4096, 4096, device="cuda"),
                                                torch.rand(4096, 4096, device="cuda")]),
+    # a device-to-device memcpy (torch copies contiguous same-dtype tensors with one)
+    "clone 4096x1024": lambda torch: (torch.clone, [torch.rand(4096, 1024, device="cuda")]),
 }
 
 

@@ -7,8 +7,10 @@ compile_error, runtime_error, incorrect, hacked, ok.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Problem
+from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
@@ -91,6 +94,7 @@ class _Evaluation:
     baseline: Candidate | None = None          # request.baseline: timed in place of Model
     baseline_model: torch.nn.Module | None = None
     ref_model: torch.nn.Module | None = None
+    reference_kernels: frozenset[str] | None = None  # what the reference ran before import
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -140,11 +144,14 @@ class _Evaluation:
         init = self._build_reference(problem, rec)
         trials = Trials(problem, self.ref_model, req.seed, self.dev, ctx.cache,
                         default_budget(self.dev))
-        trials.prepare(max(req.trials, 2))
+        with self._reference_recorded():
+            trials.prepare(max(req.trials, 2))
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
-            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev)
+            # native threads: CUDA workers (a CPU candidate's OpenMP pool is its own work)
+            native = ThreadWatch() if self.dev.type == "cuda" else None
+            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, native)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)
@@ -160,6 +167,28 @@ class _Evaluation:
         self.end(rec, True)
         return problem, candidate, self.ref_model, CandidateRunner(new_model, self.dev, checks), \
             trials
+
+    @contextlib.contextmanager
+    def _reference_recorded(self) -> Iterator[None]:
+        """Records the names of what the reference runs on the device inside (before any
+        candidate code is imported: its stress trials run in every request) into
+        self.reference_kernels, for reading the reference's timed blocks."""
+        log = kernel_log.current() if self.dev.type == "cuda" else None
+        if log is None:
+            yield
+            return
+        try:
+            torch.cuda.synchronize(self.dev)
+            log.take("none")
+        except kernel_log.KernelLogError:
+            yield
+            return
+        yield
+        try:
+            torch.cuda.synchronize(self.dev)
+            self.reference_kernels = frozenset(g.name for g in log.take("none"))
+        except kernel_log.KernelLogError:
+            self.reference_kernels = None
 
     def _load_failed(self, rec: dict[str, Any], e: LoadError) -> NoReturn:
         rec["error"] = e.message
@@ -323,8 +352,11 @@ class _Evaluation:
         try:
             rec = self.begin("timing")
             try:
+                # against a baseline the reference side is another candidate: not read
+                ref_kernels = self.reference_kernels if self.baseline_model is None else None
                 out = self.ctx.time_pair(ref_fn, cand_fn, device=self.dev, seed=self.req.seed,
-                                         inputs=rot, check=runner.checks)
+                                         inputs=rot, check=runner.checks,
+                                         reference_kernels=ref_kernels)
                 if self.req.independent_timing and out.get("ok", True):
                     out["independent"] = self._independent(ref_model, model, trials)
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code

@@ -9,9 +9,10 @@ and Triton compiling its kernels, are not the candidate's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -97,6 +98,21 @@ class EventWatch:
         elif str(getattr(arg, "__module__", "") or "").startswith("numpy") \
                 and name in ("asarray", "array", "asanyarray", "ascontiguousarray", "frombuffer"):
             self.note("host_compute", f"numpy.{name}()")
+
+
+@contextlib.contextmanager
+def unwatched() -> Iterator[None]:
+    """The evaluator's own work while a watch is active (its checks after a forward read
+    /proc): not noted."""
+    watch = EventWatch._current
+    if watch is None:
+        yield
+        return
+    was, watch.busy = watch.busy, True
+    try:
+        yield
+    finally:
+        watch.busy = was
 
 
 # Library code that compiles kernels when a candidate first launches them (JIT, autotune):

@@ -31,9 +31,10 @@ def kernel_matches(kernel: str, names: set[str]) -> str | None:
     return None
 
 
-# Device work that moves or fills memory: allowed next to the candidate's kernels.
-# (Kernel records only: a memcpy or memset is not a kernel, so no kernel is named like one.)
-_GLUE = re.compile(r"at::native::.*"
+# Device work that moves or fills memory: allowed next to the candidate's kernels. The
+# kernel log names memcpy and memset records "[memcpy ...]" and "[memset]": no kernel's
+# name can start with "[".
+_GLUE = re.compile(r"^\[mem(?:cpy|set)\b|at::native::.*"
                    r"(copy|Copy|fill|Fill|CatArray|cat_|FillFunctor|zero)", re.S)
 # Library compute kernels (cuBLAS, cuBLASLt, CUTLASS, cuDNN, torch's own flash attention):
 # the problem's work done by a library, whoever launched it.
@@ -268,6 +269,15 @@ def accounting_findings(timed: dict | None, per_call: int) -> list[dict[str, str
         return [finding("timed_sample_failed",
                         "a candidate sample run like a timed one (accounted for the launch "
                         f"accounting) raised: {timed['error']}", "reject")]
+    if timed and timed.get("interference"):
+        shown = ", ".join(f"{name[:60]} x{count} on stream {stream} ({us:.0f} us)"
+                          for name, stream, us, count in sorted(
+                              timed["interference"], key=lambda i: -i[2])[:3])
+        return [finding("reference_interference",
+                        "while the reference was timed, the device ran work that is neither "
+                        f"the reference's nor the evaluator's: {shown}. Work launched while "
+                        "the candidate is not called (a thread, a callback, a stream left "
+                        "running) slows the reference and inflates the speedup", "reject")]
     if timed and timed.get("log_error"):
         return [finding("accounting_failed", "the launch accounting of the timed calls could "
                         f"not be made: {timed['log_error']}", "reject")]

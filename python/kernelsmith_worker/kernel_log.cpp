@@ -3,6 +3,9 @@
 // name and stream until the evaluator takes the summary. Recording never stops while a
 // candidate can run, so a candidate cannot tell an accounted call from any other call.
 //
+// Memset and memcpy records are summed the same way, under names no kernel can have
+// ("[memset]", "[memcpy DtoD]"): device work that is not a kernel still shows in a window.
+//
 // A second, independent channel counts kernel and graph launches at the API (CUPTI callbacks
 // on the driver's and the runtime's launch calls): records fewer than launches means the
 // records were switched off around some launches. Every start, pause and resume is counted, so the
@@ -28,9 +31,12 @@
 
 #if CUPTI_API_VERSION >= 130000
 using KernelRecord = CUpti_ActivityKernel10;
+using MemcpyRecord = CUpti_ActivityMemcpy6;
 #else
 using KernelRecord = CUpti_ActivityKernel9;
+using MemcpyRecord = CUpti_ActivityMemcpy5;
 #endif
+using MemsetRecord = CUpti_ActivityMemset4;
 
 namespace {
 
@@ -75,6 +81,33 @@ const std::string& Name(const char* raw) {
   return demangled.emplace(raw, std::move(name)).first->second;
 }
 
+const char* CopyName(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "[memcpy HtoD]";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "[memcpy DtoH]";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "[memcpy DtoD]";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "[memcpy HtoH]";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "[memcpy PtoP]";
+    default:
+      return "[memcpy]";
+  }
+}
+
+void Add(const std::string& name, uint32_t stream, uint64_t start, uint64_t end) {
+  Group& g = groups[{name, stream}];
+  g.count += 1;
+  g.total_ns += end > start ? end - start : 0;
+}
+
+constexpr CUpti_ActivityKind kRecorded[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                            CUPTI_ACTIVITY_KIND_MEMCPY,
+                                            CUPTI_ACTIVITY_KIND_MEMSET};
+
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
@@ -86,15 +119,23 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer
   std::lock_guard<std::mutex> lock(mu);
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* c = reinterpret_cast<const MemcpyRecord*>(record);
+      Add(CopyName(c->copyKind), c->streamId, c->start, c->end);
+      continue;
+    }
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      const auto* m = reinterpret_cast<const MemsetRecord*>(record);
+      Add("[memset]", m->streamId, m->start, m->end);
+      continue;
+    }
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
         record->kind != CUPTI_ACTIVITY_KIND_KERNEL) {
       continue;
     }
     const auto* k = reinterpret_cast<const KernelRecord*>(record);
-    Group& g = groups[{Name(k->name), k->streamId}];
+    Add(Name(k->name), k->streamId, k->start, k->end);
     if (k->graphId == 0) direct_records += 1;
-    g.count += 1;
-    g.total_ns += k->end > k->start ? k->end - k->start : 0;
     records += 1;
   }
   size_t lost = 0;
@@ -170,14 +211,16 @@ CUptiResult Subscribe() {
 
 extern "C" {
 
-// Registers the buffer callbacks, enables kernel records and subscribes to the launch calls.
-// 0 or a CUptiResult.
+// Registers the buffer callbacks, enables kernel, memcpy and memset records and subscribes to
+// the launch calls. 0 or a CUptiResult.
 __attribute__((visibility("default"))) int ks_klog_start() {
   controls += 1;
   CUptiResult r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
   if (r != CUPTI_SUCCESS) return static_cast<int>(r);
-  r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  for (CUpti_ActivityKind kind : kRecorded) {
+    r = cuptiActivityEnable(kind);
+    if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  }
   if (subscriber != nullptr) {
     cuptiUnsubscribe(subscriber);  // after a finalize the handle is stale: best effort
     subscriber = nullptr;
@@ -193,8 +236,10 @@ __attribute__((visibility("default"))) int ks_klog_pause() {
   controls += 1;
   CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (r != CUPTI_SUCCESS) return static_cast<int>(r);
-  r = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  for (CUpti_ActivityKind kind : kRecorded) {
+    r = cuptiActivityDisable(kind);
+    if (r != CUPTI_SUCCESS) return static_cast<int>(r);
+  }
   if (subscriber != nullptr) {
     cuptiUnsubscribe(subscriber);
     subscriber = nullptr;
@@ -220,7 +265,7 @@ __attribute__((visibility("default"))) int64_t ks_klog_take() {
   return static_cast<int64_t>(taken.size());
 }
 
-// Group i of the last take: its kernel name (nullptr past the end), stream, launches and
+// Group i of the last take: its kernel name ("[memset]", "[memcpy ...]" for those) (nullptr past the end), stream, launches and
 // total device nanoseconds.
 __attribute__((visibility("default"))) const char* ks_klog_group(int64_t i, uint32_t* stream,
                                                                  uint64_t* count,

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from kernelsmith_worker.os_threads import evaluator_threads
+
 _SOURCE = Path(__file__).with_name("kernel_log.cpp")
 
 
@@ -75,7 +77,8 @@ class KernelLog:
     def restart(self) -> None:
         """Registers the log with CUPTI again: a torch.profiler session (even a CPU-only one)
         takes CUPTI's activity callbacks over and leaves kernel records off."""
-        self.start()
+        with evaluator_threads():
+            self.start()
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -83,17 +86,21 @@ class KernelLog:
         of the evaluator's own CUDA graphs, where no candidate code runs and CUPTI's per-kernel
         instrumentation (1-2 us a kernel, until CUPTI is finalized) would distort the timed
         figure."""
-        self._controls += 1
-        code = self._lib.ks_klog_pause()
-        if code != 0:
-            raise KernelLogError(f"CUPTI cannot pause its kernel records: {self._error(code)}")
-        try:
-            yield
-        finally:
+        # CUPTI's threads end when it detaches; attaching starts new ones (the evaluator's)
+        with evaluator_threads():
             self._controls += 1
-            code = self._lib.ks_klog_resume()
+            code = self._lib.ks_klog_pause()
             if code != 0:
-                raise KernelLogError(f"CUPTI cannot resume kernel records: {self._error(code)}")
+                raise KernelLogError(f"CUPTI cannot pause its kernel records: "
+                                     f"{self._error(code)}")
+            try:
+                yield
+            finally:
+                self._controls += 1
+                code = self._lib.ks_klog_resume()
+                if code != 0:
+                    raise KernelLogError(f"CUPTI cannot resume kernel records: "
+                                         f"{self._error(code)}")
 
     def take(self, check: str = "strict") -> list[KernelGroup]:
         """The kernels that completed since the previous take, summed per (name, stream).

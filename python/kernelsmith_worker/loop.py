@@ -85,8 +85,19 @@ def build_context(scratch: Path) -> WorkerContext:
         # every kernel from here on is recorded, before any candidate can run
         from kernelsmith_worker import kernel_log
 
-        if kernel_log.start() is None:
+        log = kernel_log.start()
+        if log is None:
             print(f"kernelsmith_worker: {kernel_log.why_not()}", file=sys.stderr, flush=True)
+        # Threads torch starts once, started now so that none of them is later taken for a
+        # candidate's (os_threads.ThreadWatch): its CPU thread pool, and the profiler's thread
+        # (the audit's CPU-only profiler; the log is registered again after it).
+        torch.ones(1 << 20).sum()
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]):
+            torch.ones(1).add_(1)
+        if log is not None:
+            log.restart()
     else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
         apply_cpu_threads(cpu_threads())
     guard = IntegrityGuard()

@@ -11,6 +11,7 @@ import torch
 
 from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads
+from kernelsmith_worker.os_threads import ThreadWatch
 
 _synchronize = torch.cuda.synchronize
 _perf_counter_ns = time.perf_counter_ns
@@ -28,9 +29,10 @@ class CandidateChecks:
     current CUDA stream unchanged. Each failure raises Hacked (after undoing what it can)."""
 
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
-                 dev: torch.device) -> None:
+                 dev: torch.device, native: ThreadWatch | None = None) -> None:
         self._guard = guard
         self._threads = thread_baseline
+        self.native = native  # None: native threads are not checked
         self._dev = dev
         self._stream = _current_stream_id(dev)
         self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
@@ -51,6 +53,13 @@ class CandidateChecks:
             raise Hacked([finding("background_thread",
                                   f"{when}, thread(s) started by the candidate are still "
                                   f"running: {', '.join(threads[:5])}", "reject")])
+        native = self.native.new() if self.native is not None else []
+        if native:
+            raise Hacked([finding("native_thread",
+                                  f"{when}, native thread(s) started since the candidate was "
+                                  f"imported are still running: {', '.join(native[:5])}. A "
+                                  "candidate must not leave threads behind (they can work "
+                                  "while the reference is timed)", "reject")])
         if self._stream_obj is not None and _current_stream_id(self._dev) != self._stream:
             torch.cuda.set_stream(self._stream_obj)
             raise Hacked([finding("side_stream",

@@ -7,7 +7,13 @@ replay).
 
 The evaluator's own work in a block is the input refresh and L2 flush before every sample
 (measured alone, then taken out by name and count: the log must have seen them, or it was not
-recording) and the checks of timed outputs (run aside: their kernels are dropped)."""
+recording) and the checks of timed outputs (run aside: their kernels are dropped).
+
+The reference's eager blocks are read too: only the reference's own kernels (the names it ran
+before any candidate code was imported) and the evaluator's may run there, all on one stream.
+Anything else (a memset issued by a thread of the candidate's, a kernel on another stream)
+was run by someone else while the reference was timed: it slows the reference, and the
+speedup with it."""
 
 from __future__ import annotations
 
@@ -69,15 +75,21 @@ def timed_sample_kernels(api: Any, runner: Any, inputs: Any) -> dict:
 
 
 class BlockAccount:
-    def __init__(self, api: Any, units: dict[str, Callable[[], None]]) -> None:
+    def __init__(self, api: Any, units: dict[str, Callable[[], None]],
+                 reference: frozenset[str] | None = None) -> None:
         """units: the evaluator's work before one sample, by kind ("refresh" = new values
-        and flush, "signed" = signed values and flush, "flush" = flush alone)."""
+        and flush, "signed" = signed values and flush, "flush" = flush alone). `reference`:
+        the names of every kernel, memcpy and memset the reference ran before any candidate
+        code was imported; None when the reference side is not the problem's reference (a
+        baseline candidate) or was not recorded: its windows are then not read."""
         self.api = api
         self.error: str | None = None
         self.kernels: dict[str, list] = {}
         self.calls = 0
+        self.reference = reference
+        self.interference: dict[tuple[str, int], list] = {}  # (name, stream) -> [us, count]
         self._units: dict[str, Counter] = {}
-        self._window: dict[str, list] = {}
+        self._window: dict[tuple[str, int], list] = {}  # (name, stream) -> [us, count]
         for kind, fn in units.items():
             got = api.kernels_of(fn)
             if got is None:
@@ -85,8 +97,8 @@ class BlockAccount:
                 return
             self._units[kind] = Counter({n: c for n, _, c in got})
 
-    def _take(self, check: str = "strict") -> Kernels | None:
-        got = self.api.take_kernels(check)
+    def _take(self, check: str = "strict") -> list | None:
+        got = self.api.take_groups(check)
         if got is None and self.error is None:
             self.error = self._why()
         return got
@@ -100,10 +112,10 @@ class BlockAccount:
         self._window = {}
 
     def _keep(self) -> None:
-        for name, us, count in self._take() or []:
-            w = self._window.setdefault(name, [name, 0.0, 0])
-            w[1] += us
-            w[2] += count
+        for g in self._take() or []:
+            w = self._window.setdefault((g.name, g.stream), [0.0, 0])
+            w[0] += g.total_us
+            w[1] += g.count
 
     @contextlib.contextmanager
     def aside(self) -> Iterator[None]:
@@ -119,13 +131,21 @@ class BlockAccount:
         `counted` (a candidate block), what is left is added to the candidate's kernels."""
         self._keep()
         window, self._window = self._window, {}
-        if not counted or self.error is not None:
+        if self.error is not None:
+            return
+        if not counted:
+            self._read_reference(window)
             return
         own: Counter = Counter()
         for kind, n in units.items():
             for name, c in self._units.get(kind, Counter()).items():
                 own[name] += c * n
-        kernels, missing = less_evaluator(window.values(), own)
+        merged: dict[str, list] = {}
+        for (name, _), (us, count) in window.items():
+            m = merged.setdefault(name, [name, 0.0, 0])
+            m[1] += us
+            m[2] += count
+        kernels, missing = less_evaluator(merged.values(), own)
         if missing is not None:
             self.error = (f"the kernel log saw fewer than the evaluator's launches of "
                           f"{missing[:80]} in a timed block: it was not recording")
@@ -136,8 +156,32 @@ class BlockAccount:
             k[2] += count
         self.calls += calls
 
+    def _read_reference(self, window: dict[tuple[str, int], list]) -> None:
+        """Keeps what ran in a reference block that is neither the reference's nor the
+        evaluator's: a name outside both, or anything off the block's stream (the one
+        carrying most of their launches)."""
+        if self.reference is None or not window:
+            return
+        allowed = set(self.reference).union(*self._units.values())
+        home: Counter = Counter()
+        for (name, stream), (_, count) in window.items():
+            if name in allowed:
+                home[stream] += count
+        stream_of_block = home.most_common(1)[0][0] if home else None
+        for (name, stream), (us, count) in window.items():
+            if name not in allowed or stream != stream_of_block:
+                w = self.interference.setdefault((name, stream), [0.0, 0])
+                w[0] += us
+                w[1] += count
+
     def result(self) -> dict | None:
-        """{"kernels": [[name, us, launches], ...], "calls": calls}, or {"log_error": why}."""
+        """{"kernels": [[name, us, launches], ...], "calls": calls, "interference": [[name,
+        stream, us, count], ...] (present when a reference block had foreign work)}, or
+        {"log_error": why}."""
         if self.error is not None:
             return {"log_error": self.error}
-        return {"kernels": list(self.kernels.values()), "calls": self.calls}
+        out: dict = {"kernels": list(self.kernels.values()), "calls": self.calls}
+        if self.interference:
+            out["interference"] = [[name, stream, us, count] for (name, stream), (us, count)
+                                   in self.interference.items()]
+        return out

@@ -99,6 +99,7 @@ def time_pair(
     ref_fn: Fn | SlotFn, cand_fn: Fn | SlotFn, *, device: torch.device | str, seed: int,
     config: TimingConfig | None = None, cuda_api: CudaApi | None = None,
     inputs: TimedInputs | None = None, check: Check | None = None,
+    reference_kernels: frozenset[str] | None = None,
 ) -> dict:
     """Time ref_fn against cand_fn (zero-argument closures calling forward on fixed inputs)
     and return the `timing` stage record of docs/eval-result.md: ok, method, calls_per_sample,
@@ -117,6 +118,10 @@ def time_pair(
     On failure (a function raised, CUDA error) returns ok=False with `error` and `traceback`;
     the caller decides whether the worker is poisoned. `cuda_api` is a test-only seam: a fake
     CudaApi drives the CUDA path without a GPU.
+
+    `reference_kernels` (CUDA): the names of what ref_fn ran on the device before any
+    candidate code was imported; the reference's eager blocks are then read for work that is
+    neither its own nor the evaluator's (timed_account.BlockAccount).
     """
     cfg = config or TimingConfig()
     device = torch.device(device)
@@ -134,7 +139,7 @@ def time_pair(
         with torch.no_grad():
             if device.type == "cuda":
                 rec = _time_cuda(ref_slot, cand_slot, cuda_api or CudaApi(device), seed, cfg,
-                                 inputs, check or _no_check)
+                                 inputs, check or _no_check, reference_kernels)
             elif device.type == "cpu":
                 inputs.use(1)
                 rec = _time_cpu(lambda: ref_slot(0), lambda: cand_slot(0), seed, cfg)

@@ -98,15 +98,8 @@ class CudaApi:
         """Synchronizes the device and returns [name, device us, launches] per kernel name of
         the kernels the log recorded since the previous take; None without a log or when the
         take fails its `check` (KernelLog.take), with the reason in log_error."""
-        log = kernel_log.current()
-        if log is None:
-            self.log_error = kernel_log.why_not()
-            return None
-        self.synchronize()
-        try:
-            groups = log.take(check)
-        except kernel_log.KernelLogError as e:
-            self.log_error = str(e)
+        groups = self.take_groups(check)
+        if groups is None:
             return None
         merged: dict[str, list] = {}
         for g in groups:
@@ -114,6 +107,19 @@ class CudaApi:
             m[1] += g.total_us
             m[2] += g.count
         return list(merged.values())
+
+    def take_groups(self, check: str = "strict") -> list[kernel_log.KernelGroup] | None:
+        """As take_kernels, per (name, stream) as the log records them."""
+        log = kernel_log.current()
+        if log is None:
+            self.log_error = kernel_log.why_not()
+            return None
+        self.synchronize()
+        try:
+            return log.take(check)
+        except kernel_log.KernelLogError as e:
+            self.log_error = str(e)
+            return None
 
     def log_paused(self) -> Any:
         """Kernel records off inside (replays of the evaluator's own graphs only)."""
@@ -184,18 +190,19 @@ class _EagerRunner:
 
 def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
                   replay: dict[str, float], cfg: TimingConfig,
-                  check: Check) -> tuple[dict, dict, dict | None]:
+                  check: Check, reference_kernels: frozenset[str] | None = None
+                  ) -> tuple[dict, dict, dict | None]:
     """The sustained and steady blocks, and what the candidate's timed calls ran on the device
     (for the audit's accounting). Eager calls run candidate code each time: every kernel of
     the candidate's blocks is accounted from the kernel log, which records all the time. CUDA
     graph replays run none: the log is paused while they are timed (CUPTI's instrumentation
     would add 1-2 us to every kernel) and candidate graphs are accounted after, replayed
-    exactly as timed."""
+    exactly as timed. The reference's eager blocks are read against `reference_kernels`."""
     if runner.method == "cuda_events":
         account = BlockAccount(api, {
             "refresh": lambda: (inputs.refresh(False), runner.flush()),
             "signed": lambda: (inputs.refresh(True), runner.flush()),
-            "flush": runner.flush})
+            "flush": runner.flush}, reference_kernels)
         got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check, account)
         steady = _steady_blocks(api, runner, replay, cfg, check, account)
         api.synchronize()
@@ -416,7 +423,8 @@ def _wall_check(api: CudaApi, fn: Fn, per_call_s: float, cfg: TimingConfig) -> d
 
 
 def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: TimingConfig,
-               inputs: TimedInputs, check: Check = _no_check) -> dict:
+               inputs: TimedInputs, check: Check = _no_check,
+               reference_kernels: frozenset[str] | None = None) -> dict:
     fns = {"ref": ref_fn, "cand": cand_fn}
     calls0 = {name: (lambda f=fn: f(0)) for name, fn in fns.items()}  # slot 0, eager paths
     findings: list[dict] = []
@@ -467,7 +475,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
             got, steady, timed_kernels = _timed_blocks(api, runner, inputs, fns, replay, cfg,
-                                                       check)
+                                                       check, reference_kernels)
         finally:
             runner.close()
         if got["tampered"]:

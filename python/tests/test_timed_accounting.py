@@ -4,6 +4,7 @@ refresh, L2 flush, checks) taken out by name and count."""
 from collections import Counter
 
 from kernelsmith_worker import timed_account
+from kernelsmith_worker.kernel_log import KernelGroup
 from kernelsmith_worker.timed_account import BlockAccount
 
 
@@ -13,15 +14,23 @@ class Log:
 
 
 class FakeApi:
-    """A kernel log: take_kernels returns what was appended since the last take, summed per
-    name ([name, us, launches], 1 us a launch)."""
+    """A kernel log: take_groups returns what was appended since the last take, summed per
+    name and stream (an entry is a name on stream 7, or a (name, stream) pair; 1 us a
+    launch); take_kernels per name ([name, us, launches])."""
 
     def __init__(self, log):
         self.log, self.taken = log, 0
 
-    def take_kernels(self, check="strict"):
+    def take_groups(self, check="strict"):
         new, self.taken = self.log.kernels[self.taken:], len(self.log.kernels)
-        return [[n, float(c), c] for n, c in Counter(new).items()]
+        keyed = Counter(k if isinstance(k, tuple) else (k, 7) for k in new)
+        return [KernelGroup(n, s, c, float(c)) for (n, s), c in keyed.items()]
+
+    def take_kernels(self, check="strict"):
+        merged = Counter()
+        for g in self.take_groups(check):
+            merged[g.name] += g.count
+        return [[n, float(c), c] for n, c in merged.items()]
 
     def kernels_of(self, call, check="strict"):
         self.take_kernels()
@@ -146,16 +155,21 @@ def test_a_sample_that_raises_while_accounted_is_reported():
 # --- eager blocks: accounted while timed ---------------------------------------------------
 
 
-def _eager_blocks(cand_kernels, ref_kernels=("gemm_ref",)):
+def _eager_blocks(cand_kernels, ref_kernels=("gemm_ref",), reference=None, ref_extra=()):
     """Two blocks (ref, cand) of 3 samples of 2 calls as the timing stage runs them; the cand
-    block has a check whose reference call runs aside. Returns the account's result."""
+    block has a check whose reference call runs aside. `reference`: the reference's names
+    recorded before import; `ref_extra`: entries someone else adds to the ref block. Returns
+    the account's result."""
     log = Log()
     inputs = Inputs(log)
     runner = HonestRunner(log, inputs)
     api = FakeApi(log)
-    acct = BlockAccount(api, {"refresh": lambda: (inputs.refresh(False), runner.flush())})
+    acct = BlockAccount(api, {"refresh": lambda: (inputs.refresh(False), runner.flush())},
+                        reference)
     for name, kernels in (("ref", ref_kernels), ("cand", cand_kernels)):
         acct.open()
+        if name == "ref":
+            log.kernels += list(ref_extra)
         for s in range(3):
             inputs.refresh(False)
             runner.flush()
@@ -206,3 +220,42 @@ def test_counted_launches_split_between_candidate_and_foreign():
     prof = classify_events([ev], {"sm90_xmma_gemm"}, hooked={"sm90_xmma_gemm": 4})
     assert prof.custom_launches == 4 and prof.library == {"sm90_xmma_gemm": 6}
     assert abs(prof.custom_us - 40.0) < 1e-9 and abs(prof.foreign_us - 60.0) < 1e-9
+
+
+def test_reference_blocks_with_only_the_references_and_evaluators_work_pass():
+    got = _eager_blocks(["mm_kernel"], reference=frozenset({"gemm_ref"}))
+    assert "interference" not in got
+
+
+def test_a_memset_on_another_stream_in_a_reference_block_is_interference():
+    from kernelsmith_worker.gpu_profile import accounting_findings
+
+    got = _eager_blocks(["mm_kernel"], reference=frozenset({"gemm_ref"}),
+                        ref_extra=[("[memset]", 21)] * 12)
+    assert got["interference"] == [["[memset]", 21, 12.0, 12]]
+    found = accounting_findings(got, per_call=1)
+    assert [(f["kind"], f["severity"]) for f in found] == [("reference_interference", "reject")]
+    assert "[memset] x12 on stream 21" in found[0]["detail"]
+
+
+def test_a_known_name_on_another_stream_or_a_new_name_on_its_stream_is_interference():
+    got = _eager_blocks(["mm_kernel"], reference=frozenset({"gemm_ref"}),
+                        ref_extra=[("gemm_ref", 21), "spin_kernel_x"])
+    assert sorted((n, s) for n, s, _, _ in got["interference"]) == [("gemm_ref", 21),
+                                                                    ("spin_kernel_x", 7)]
+
+
+def test_reference_blocks_are_not_read_without_the_references_names():
+    got = _eager_blocks(["mm_kernel"], reference=None, ref_extra=[("[memset]", 21)] * 3)
+    assert "interference" not in got
+
+
+def test_memcpy_and_memset_records_are_glue_not_foreign():
+    from types import SimpleNamespace as NS
+
+    from kernelsmith_worker.gpu_profile import classify_events
+
+    evs = [NS(name=n, device_resource_id=7, count=1, time_range=NS(elapsed_us=lambda: 1.0))
+           for n in ("[memcpy DtoD]", "[memset]", "triton_mine")]
+    prof = classify_events(evs, {"triton_mine"})
+    assert prof.glue_us == 2.0 and prof.foreign_us == 0.0 and prof.custom_launches == 1

@@ -16,7 +16,7 @@ def fake_time_pair(findings: list[dict[str, str]] | None = None, fail: bool = Fa
 
     def time_pair(ref_fn: Callable[[int], object], cand_fn: Callable[[int], object], *,
                   device: torch.device, seed: int, inputs: Any,
-                  check: Any = None) -> dict[str, Any]:
+                  check: Any = None, reference_kernels: Any = None) -> dict[str, Any]:
         inputs.use(1)
         ref_out, cand_out = ref_fn(0), cand_fn(0)
         calls.append({"device": device, "seed": seed,
@@ -59,7 +59,8 @@ def test_timing_failure_is_runtime_error_and_releases_the_lease(worker_ctx, monk
 
 
 def test_timing_record_not_ok_is_runtime_error(worker_ctx, monkeypatch):
-    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None):
+    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None,
+                  reference_kernels=None):
         return {"ok": False, "method": None, "error": "RuntimeError: CUDA error: an illegal "
                 "memory access was encountered", "findings": []}
 
@@ -138,7 +139,8 @@ def test_a_baseline_that_does_not_load_is_an_infra_error(worker_ctx, monkeypatch
 def test_a_patch_live_at_a_check_inside_timing_is_tampering(worker_ctx, monkeypatch):
     # what a candidate does between its calls while it is timed: torch.softmax slowed for the
     # reference; time_pair's checks run where no candidate code does
-    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None):
+    def time_pair(ref_fn, cand_fn, *, device, seed, inputs, check=None,
+                  reference_kernels=None):
         inputs.use(1)
         cand_fn(0)
         real = torch.softmax

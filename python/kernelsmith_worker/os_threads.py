@@ -1,0 +1,78 @@
+"""The worker's threads as the kernel lists them (/proc/self/task), native threads included:
+a thread started from C (a pthread of a compiled helper, a library's worker) runs no Python
+code, so neither `threading.enumerate()` nor `sys._current_frames()` shows it. Such a thread
+can issue device work or hold the GIL while the reference is timed, slowing it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Iterator
+
+from kernelsmith_worker.event_watch import unwatched
+
+# captured when the worker starts, before any candidate is imported
+_listdir = os.listdir
+_open = open
+_enumerate = threading.enumerate
+
+
+class _Started:
+    """Threads started inside evaluator_threads(). An object, not a module-level set: the
+    integrity guard compares the worker's module-level data by value, and this one grows."""
+    __slots__ = ("tids",)
+
+    def __init__(self) -> None:
+        self.tids: set[int] = set()
+
+
+_evaluator = _Started()
+
+
+def os_threads() -> dict[int, str]:
+    """Thread id -> name (comm) of every thread of this process alive now."""
+    out: dict[int, str] = {}
+    with unwatched():  # the evaluator's reads, not the candidate's file traffic
+        try:
+            entries = _listdir("/proc/self/task")
+        except OSError:
+            return out
+        for entry in entries:
+            try:
+                with _open(f"/proc/self/task/{entry}/comm", encoding="utf-8",
+                           errors="replace") as f:
+                    out[int(entry)] = f.read().strip()
+            except (OSError, ValueError):
+                continue  # it ended between the listing and the read
+    return out
+
+
+@contextlib.contextmanager
+def evaluator_threads() -> Iterator[None]:
+    """Threads started inside are the evaluator's own (CUPTI's, when the kernel log detaches
+    and attaches again): only around the evaluator's work, where no candidate code runs."""
+    before = set(os_threads())
+    try:
+        yield
+    finally:
+        _evaluator.tids.update(set(os_threads()) - before)
+
+
+class ThreadWatch:
+    """The threads alive when it was made (and whatever allow_current() adds): any other
+    thread alive later, not a Python thread, was started by code that ran since."""
+
+    def __init__(self) -> None:
+        self._known = set(os_threads())
+
+    def allow_current(self) -> None:
+        """Accepts the threads alive now (after the evaluator's own work that starts them)."""
+        self._known |= set(os_threads())
+
+    def new(self) -> list[str]:
+        """'name (tid N)' of each thread alive now that is neither known nor a Python thread
+        (those have their own check)."""
+        python = {t.native_id for t in _enumerate() if t.native_id is not None}
+        return [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
+                if tid not in self._known and tid not in python and tid not in _evaluator.tids]

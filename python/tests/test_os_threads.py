@@ -1,0 +1,103 @@
+"""Native threads (started from C, invisible to Python's thread lists) are seen through
+/proc/self/task."""
+import threading
+
+import pytest
+import torch
+
+from kernelsmith_worker import cpu_ext
+from kernelsmith_worker.findings import Hacked
+from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
+from kernelsmith_worker.os_threads import ThreadWatch, os_threads
+from kernelsmith_worker.runner import CandidateChecks
+
+_SOURCE = r"""
+#include <pthread.h>
+#include <unistd.h>
+#include <atomic>
+static std::atomic<int> stop{0};
+static void* Loop(void*) { while (!stop.load()) usleep(1000); return nullptr; }
+static pthread_t thread;
+extern "C" int ks_test_start() {
+  stop = 0;
+  return pthread_create(&thread, nullptr, Loop, nullptr);
+}
+extern "C" int ks_test_stop() { stop = 1; return pthread_join(thread, nullptr); }
+"""
+
+
+@pytest.fixture(scope="module")
+def native_lib():
+    import ctypes
+
+    path, _ = cpu_ext.build("ks_test_native_thread", _SOURCE, openmp=False)
+    return ctypes.CDLL(str(path))
+
+
+def test_a_native_thread_is_seen_and_python_threads_are_left_to_their_own_check(native_lib):
+    watch = ThreadWatch()
+    assert watch.new() == []
+    ev = threading.Event()
+    t = threading.Thread(target=ev.wait)
+    t.start()
+    try:
+        assert watch.new() == []  # a Python thread: background_thread's check
+        assert native_lib.ks_test_start() == 0
+        try:
+            found = watch.new()
+            assert len(found) == 1 and "tid" in found[0]
+            tid = int(found[0].split("tid ")[1].rstrip(")"))
+            assert tid in os_threads()
+        finally:
+            native_lib.ks_test_stop()
+        assert watch.new() == []  # ended: nothing left behind
+    finally:
+        ev.set()
+        t.join()
+
+
+def test_allow_current_accepts_the_evaluators_own_threads(native_lib):
+    watch = ThreadWatch()
+    assert native_lib.ks_test_start() == 0
+    try:
+        watch.allow_current()
+        assert watch.new() == []
+    finally:
+        native_lib.ks_test_stop()
+
+
+def test_candidate_checks_reject_a_native_thread_left_running(native_lib):
+    checks = CandidateChecks(IntegrityGuard(), thread_idents(), torch.device("cpu"),
+                             ThreadWatch())
+    checks("before")
+    assert native_lib.ks_test_start() == 0
+    try:
+        with pytest.raises(Hacked) as e:
+            checks("after ModelNew.forward")
+        assert [f["kind"] for f in e.value.findings] == ["native_thread"]
+    finally:
+        native_lib.ks_test_stop()
+    checks("after it ended")
+
+
+def test_reading_the_threads_is_not_the_candidates_file_traffic():
+    from kernelsmith_worker.event_watch import EventWatch
+
+    with EventWatch() as watch:
+        os_threads()
+        ThreadWatch().new()
+    assert "file_io" not in watch.seen
+
+
+def test_the_evaluators_threads_are_not_taken_for_tampering(native_lib):
+    from kernelsmith_worker.os_threads import evaluator_threads
+
+    guard = IntegrityGuard()
+    watch = ThreadWatch()
+    with evaluator_threads():
+        assert native_lib.ks_test_start() == 0
+    try:
+        assert watch.new() == []
+        assert guard.changes(True) == []
+    finally:
+        native_lib.ks_test_stop()
