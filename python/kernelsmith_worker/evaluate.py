@@ -23,6 +23,7 @@ from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
                                             run_trials)
 from kernelsmith_worker.device import result_device
+from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, rejects, summarize
 from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
@@ -68,6 +69,7 @@ class WorkerContext:
     gpu_info: dict[str, Any] | None = None
     time_pair: TimePair | None = None
     timing_unavailable: str = "timing module not loaded"
+    device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
 
 
 # A timed check of the problem's own distribution allows this many times the candidate's
@@ -150,8 +152,9 @@ class _Evaluation:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
             # native threads: CUDA workers (a CPU candidate's OpenMP pool is its own work)
-            native = ThreadWatch() if self.dev.type == "cuda" else None
-            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, native)
+            watch = ThreadWatch(native_threads=self.dev.type == "cuda")
+            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, watch,
+                                     ctx.device_state if self.dev.type == "cuda" else None)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)

@@ -17,11 +17,13 @@ from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
                                        device_info, hello_message)
+from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.evaluate import WorkerContext, evaluate
 from kernelsmith_worker.inputs import InputCache
 from kernelsmith_worker.integrity import IntegrityGuard
 from kernelsmith_worker.launches import LaunchRecorder, install
 from kernelsmith_worker.loader import ModuleLoader
+from kernelsmith_worker.os_threads import become_subreaper
 from kernelsmith_worker.protocol import Channel, EngineGone, ProtocolError
 from kernelsmith_worker.request import EvalRequest
 
@@ -98,12 +100,15 @@ def build_context(scratch: Path) -> WorkerContext:
             torch.ones(1).add_(1)
         if log is not None:
             log.restart()
+        device_state = DeviceState()  # before any candidate can change it
     else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
         apply_cpu_threads(cpu_threads())
+        device_state = None
+    become_subreaper()  # a candidate's process that double-forks stays the worker's child
     guard = IntegrityGuard()
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
                          loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
-                         timing_unavailable=why)
+                         timing_unavailable=why, device_state=device_state)
 
 
 def handle_eval(channel: Channel, ctx: WorkerContext, msg: dict[str, Any]) -> None:

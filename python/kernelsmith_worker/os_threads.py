@@ -1,11 +1,15 @@
 """The worker's threads as the kernel lists them (/proc/self/task), native threads included:
 a thread started from C (a pthread of a compiled helper, a library's worker) runs no Python
 code, so neither `threading.enumerate()` nor `sys._current_frames()` shows it. Such a thread
-can issue device work or hold the GIL while the reference is timed, slowing it."""
+can issue device work or hold the GIL while the reference is timed, slowing it. Likewise the
+worker's child processes: one with a CUDA context of its own shares the GPU with the
+reference, and nothing of it shows in this process's kernel log. The worker is made a
+subreaper, so a process that double-forks to leave it is still its child."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import threading
 from typing import Iterator
@@ -59,12 +63,52 @@ def evaluator_threads() -> Iterator[None]:
         _evaluator.tids.update(set(os_threads()) - before)
 
 
+def live_children() -> dict[int, str]:
+    """Pid -> name of every live (not zombie) child process of this process."""
+    out: dict[int, str] = {}
+    with unwatched():
+        try:
+            tids = _listdir("/proc/self/task")
+        except OSError:
+            return out
+        for tid in tids:
+            try:
+                with _open(f"/proc/self/task/{tid}/children", encoding="ascii") as f:
+                    pids = [int(p) for p in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            for pid in pids:
+                try:
+                    with _open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                        stat = f.read()
+                except OSError:
+                    continue  # gone (reaped) in between
+                name, _, rest = stat.partition(" (")[2].rpartition(") ")
+                if not rest.startswith("Z"):
+                    out[pid] = name
+    return out
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants of this process become its children (prctl
+    PR_SET_CHILD_SUBREAPER). False where the kernel refuses."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
 class ThreadWatch:
     """The threads alive when it was made (and whatever allow_current() adds): any other
     thread alive later, not a Python thread, was started by code that ran since."""
 
-    def __init__(self) -> None:
+    def __init__(self, native_threads: bool = True) -> None:
+        """native_threads False: only child processes are watched (a CPU candidate's OpenMP
+        pool is its own work)."""
+        self._threads = native_threads
         self._known = set(os_threads())
+        self._children = set(live_children())
 
     def allow_current(self) -> None:
         """Accepts the threads alive now (after the evaluator's own work that starts them)."""
@@ -73,6 +117,13 @@ class ThreadWatch:
     def new(self) -> list[str]:
         """'name (tid N)' of each thread alive now that is neither known nor a Python thread
         (those have their own check)."""
+        if not self._threads:
+            return []
         python = {t.native_id for t in _enumerate() if t.native_id is not None}
         return [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
                 if tid not in self._known and tid not in python and tid not in _evaluator.tids]
+
+    def new_children(self) -> list[str]:
+        """'name (pid N)' of each live child process that was not alive when it was made."""
+        return [f"{name or '?'} (pid {pid})" for pid, name in sorted(live_children().items())
+                if pid not in self._children]

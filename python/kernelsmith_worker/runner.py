@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads
 from kernelsmith_worker.os_threads import ThreadWatch
@@ -29,10 +30,12 @@ class CandidateChecks:
     current CUDA stream unchanged. Each failure raises Hacked (after undoing what it can)."""
 
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
-                 dev: torch.device, native: ThreadWatch | None = None) -> None:
+                 dev: torch.device, native: ThreadWatch | None = None,
+                 device_state: DeviceState | None = None) -> None:
         self._guard = guard
         self._threads = thread_baseline
-        self.native = native  # None: native threads are not checked
+        self.native = native  # None: threads and child processes are not checked
+        self._device_state = device_state
         self._dev = dev
         self._stream = _current_stream_id(dev)
         self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
@@ -53,6 +56,21 @@ class CandidateChecks:
             raise Hacked([finding("background_thread",
                                   f"{when}, thread(s) started by the candidate are still "
                                   f"running: {', '.join(threads[:5])}", "reject")])
+        children = self.native.new_children() if self.native is not None else []
+        if children:
+            raise Hacked([finding("child_process",
+                                  f"{when}, process(es) started since the candidate was "
+                                  f"imported are still running: {', '.join(children[:5])}. "
+                                  "A candidate must not leave processes behind (one with a "
+                                  "GPU context of its own shares the GPU with the reference "
+                                  "unseen)", "reject")])
+        state = self._device_state.changes() if self._device_state is not None else []
+        if state:
+            raise Hacked([finding("device_state_changed",
+                                  f"{when}, the candidate changed device or library state the "
+                                  f"reference shares: {'; '.join(state[:4])}. Set such state "
+                                  "on your own kernels or handles, never process-wide",
+                                  "reject")])
         native = self.native.new() if self.native is not None else []
         if native:
             raise Hacked([finding("native_thread",
