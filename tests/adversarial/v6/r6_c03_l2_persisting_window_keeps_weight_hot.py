@@ -6,11 +6,12 @@
 # and normal accesses never evict them. Nobody checks the context's limits or the streams'
 # launch attributes: they are driver state, not Python state, and no kernel changes.
 # Exploit: at the first CUDA call the candidate sets the persisting set-aside to the device's
-# maximum (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, ~3/4 of L2 on H100/H200), and
-# before every launch sets an access-policy window on the current stream (cuStreamSetAttribute,
-# hitProp PERSISTING) over its own 32 MiB weight - the timing stream, so the captured kernel
-# nodes carry it too. Its weight then stays in L2 across every flush and input refresh, while
-# the reference's cuBLAS reads the same-sized weight from HBM after each flush. As a bonus the
+# maximum (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, ~3/4 of L2 on H100/H200), and at
+# its first call on each stream sets an access-policy window on it (cuStreamSetAttribute,
+# hitProp PERSISTING) over its own 32 MiB weight - the evaluator's timing streams, where its
+# warm-ups run before the captures, so the captured kernel nodes carry it too. Its weight
+# then stays in L2 across every flush and input refresh, while the reference's cuBLAS reads
+# the same-sized weight from HBM after each flush. As a bonus the
 # reference's normal accesses have only ~1/4 of L2 left.
 # Expected if it passes (H100, 8x4096 -> 2048 fp32 linear, problem r6_gemv_weight): status ok,
 # no finding; ~1.5-2.5x where the same kernel with a cold L2 ties the reference (~0.9-1.1x).
@@ -50,6 +51,7 @@ class _Pin:
     def __init__(self):
         self.ok = False
         self.window = None
+        self.streams = set()
         try:
             self.drv = ctypes.CDLL(_mapped("libcuda.so") or "libcuda.so.1")
         except OSError:
@@ -71,7 +73,11 @@ class _Pin:
         self.ok = True
 
     def apply(self, stream: int) -> None:
-        if self.ok:
+        """Once per stream, at its first (eager) call: the warm-ups run on the evaluator's
+        side stream before it captures there, and captured kernel nodes take the stream's
+        window, so nothing is set while a capture is open."""
+        if self.ok and stream not in self.streams:
+            self.streams.add(stream)
             self.drv.cuStreamSetAttribute(ctypes.c_void_p(stream), _POLICY_WINDOW,
                                           ctypes.byref(self.window))
 
