@@ -74,8 +74,9 @@ if [ "$gpu" = 0 ]; then
 import json, os, sys
 m = json.load(open(sys.argv[1]))["curate"]
 out, rc = sys.argv[2], int(sys.argv[3])
-try:  # "file" is <root's name>/<path>, as the manifest names them
-    mods = {r["file"]: r for r in map(json.loads, open(os.path.join(out, "modules.jsonl")))}
+try:  # "file" is relative to the curated root; the manifest's paths to tests/faults
+    mods = {m["root"] + "/" + r["file"]: r
+            for r in map(json.loads, open(os.path.join(out, "modules.jsonl")))}
 except OSError:
     mods = {}
 for f in m["faults"]:
