@@ -95,8 +95,12 @@ Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
   std::string out, err;
   bool out_open = true, err_open = true;
   auto deadline = start + std::chrono::duration<double>(deadline_s);
+  // The sandbox's watchdog, at most every 100 ms (a census reads /proc).
+  auto next_watch = start;
   auto over_limit = [&]() -> std::string {
-    if (!sandboxed) return "";
+    auto now = std::chrono::steady_clock::now();
+    if (!sandboxed || now < next_watch) return "";
+    next_watch = now + std::chrono::milliseconds(100);
     return SandboxLimitExceeded(options_.sandbox->options, (*child)->pid(), userns, "curate tool");
   };
   while (out_open || err_open) {
@@ -128,6 +132,10 @@ Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
       kill_all();
       return Status::Timeout(fmt::format("curate tool did not exit in {:.0f} s: {}", deadline_s,
                                          what));
+    }
+    if (std::string over = over_limit(); !over.empty()) {
+      kill_all();
+      return Status::IOError(over + ": " + what);
     }
   }
   kill_all();  // nothing of a finished call outlives it

@@ -91,6 +91,16 @@ TEST(CurateToolSandboxTest, AForkBombIsKilledByTheWatchdog) {
   EXPECT_NE(out.status().message().find("over the sandbox's limit of 128"), std::string::npos)
       << out.status().message();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+
+  // The same after closing stdout and stderr (the call then only waits for the exit).
+  CurateTool closed = ShellTool(dir.File("scratch"),
+                                "exec >/dev/null 2>&1; i=0; while [ $i -lt 300 ]; do "
+                                "setsid sleep 600 & i=$((i+1)); done; wait",
+                                plan);
+  out = closed.Run({}, "", 120);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("over the sandbox's limit of 128"), std::string::npos)
+      << out.status().message();
 }
 
 }  // namespace
