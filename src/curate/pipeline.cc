@@ -212,6 +212,23 @@ Status Pipeline::Prepare() {
     if (!p.empty() && p.filename().empty()) p = p.parent_path();
     roots_.push_back(p.string());
   }
+  o_.tool.scratch_dir = o_.out_dir + "/tmp";
+  Result<SandboxPlan> plan = PlanSandboxFromEnv(o_.sandbox);
+  if (!plan.ok()) return plan.status();
+  for (const std::string& w : plan->warnings) progress_->Log("warning: " + w);
+  progress_->Log("sandbox: " + plan->Describe());
+  o_.tool.sandbox = std::make_shared<SandboxPlan>(std::move(*plan));
+  tool_ = std::make_unique<CurateTool>(o_.tool);
+  Status probe = tool_->Probe();
+  if (!probe.ok()) return probe;
+  if (o_.embed) {
+    // --embed fails now, before the store holds a run and before hours of extraction, when its
+    // model is not installed.
+    Result<Json> embed = tool_->Cluster({}, true, 0, 300, nullptr);
+    if (!embed.ok()) {
+      return Status::InvalidArgument("--embed cannot load its model: " + embed.status().message());
+    }
+  }
   bool existed = fs::exists(o_.out_dir + "/curate.db", ec);
   Result<std::unique_ptr<CurateStore>> store = CurateStore::Open(o_.out_dir + "/curate.db");
   if (!store.ok()) return store.status();
@@ -236,20 +253,6 @@ Status Pipeline::Prepare() {
   } else {
     Status s = store_->SetMeta("config", config.dump());
     if (!s.ok()) return s;
-  }
-  o_.tool.scratch_dir = o_.out_dir + "/tmp";
-  Result<SandboxPlan> plan = PlanSandboxFromEnv(o_.sandbox);
-  if (!plan.ok()) return plan.status();
-  for (const std::string& w : plan->warnings) progress_->Log("warning: " + w);
-  progress_->Log("sandbox: " + plan->Describe());
-  o_.tool.sandbox = std::make_shared<SandboxPlan>(std::move(*plan));
-  tool_ = std::make_unique<CurateTool>(o_.tool);
-  Status probe = tool_->Probe();
-  if (!probe.ok() || !o_.embed) return probe;
-  // --embed fails now, not after hours of extraction, when its model is not installed.
-  Result<Json> embed = tool_->Cluster({}, true, 0, 300, nullptr);
-  if (!embed.ok()) {
-    return Status::InvalidArgument("--embed cannot load its model: " + embed.status().message());
   }
   return Status::Ok();
 }
