@@ -4,7 +4,6 @@ Subcommands (`python3 -m kernelsmith_curate ...`, JSON Lines in and out, see doc
   extract  find nn.Module subclasses in Python files and make each self-contained
   inputs   deduce constructor args and input shapes, run the execution filter
   cluster  TF-IDF (or MiniLM) features + HDBSCAN
-  pipeline a small C++-free driver of the three for local testing
 """
 
 __all__ = ["__version__"]

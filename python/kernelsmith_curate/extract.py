@@ -89,7 +89,7 @@ def _resolve_class(repo: Repo, index: FileIndex, name: str, depth: int) -> _Modu
 def _analysis(source: str, class_name: str) -> dict[str, Any]:
     op_list = ops.source_ops(source)
     f = fam.family(op_list, class_name)
-    return {"ops": op_list, "family": f, "difficulty": fam.difficulty(op_list, f)}
+    return {"ops": op_list, "family": f}
 
 
 def _class_source(source: str, node: ast.ClassDef) -> str:

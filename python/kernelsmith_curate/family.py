@@ -1,9 +1,8 @@
-"""Functional family and difficulty of a module, from its operators and its class name.
+"""Functional family of a module, from its operators and its class name.
 
-Each operator has a *kind* (op_kind). Heavy kinds do the work of a layer: attention,
-recurrent, embedding, convolution, pooling, upsampling, normalization, linear, matmul, loss.
-Light kinds: activation, reduction, elementwise, dropout_noise; layout (view, cat, ...) and
-unknown operators are not counted.
+Each operator has a *kind* (op_kind): attention, recurrent, embedding, convolution, pooling,
+upsampling, normalization, linear, matmul, loss, activation, reduction, elementwise,
+dropout_noise; layout (view, cat, ...) and unknown operators have none.
 
 Family, first rule that matches (N = class name, lowercased):
  1. loss            a loss operator, or N contains "loss"
@@ -26,12 +25,6 @@ Family, first rule that matches (N = class name, lowercased):
 11. normalization if used
 12. dropout_noise, activation, reduction, elementwise: the first kind present in that order
 13. other
-
-Difficulty (1 = one operator, 2 = a fusion pattern, 3 = a block or architecture), with
-n = distinct counted operators and h = distinct heavy kinds:
- 3 if the family is transformer_block, recurrent, composite or gating_moe, or h >= 3, or n >= 10
- 1 if n <= 2 and h <= 1
- 2 otherwise
 """
 
 from __future__ import annotations
@@ -40,10 +33,6 @@ FAMILIES: tuple[str, ...] = (
     "activation", "normalization", "attention", "convolution", "pooling", "loss", "embedding",
     "recurrent", "linear", "elementwise", "reduction", "matmul", "upsampling", "dropout_noise",
     "positional", "gating_moe", "transformer_block", "residual_block", "composite", "other")
-
-HEAVY: frozenset[str] = frozenset({"attention", "recurrent", "embedding", "convolution",
-                                   "pooling", "upsampling", "normalization", "linear",
-                                   "matmul", "loss"})
 
 _ACTIVATIONS = frozenset({
     "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "softplus", "softsign", "elu", "selu",
@@ -153,14 +142,3 @@ def family(ops: list[str], class_name: str) -> str:
         if k in kinds:
             return k
     return "other"
-
-
-def difficulty(ops: list[str], fam: str) -> int:
-    counted = [op for op in ops if op_kind(op)]
-    heavy = {op_kind(op) for op in counted} & HEAVY
-    if fam in ("transformer_block", "recurrent", "composite", "gating_moe") or \
-            len(heavy) >= 3 or len(counted) >= 10:
-        return 3
-    if len(counted) <= 2 and len(heavy) <= 1:
-        return 1
-    return 2

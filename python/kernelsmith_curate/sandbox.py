@@ -8,6 +8,10 @@ CPU seconds, file size 64 MiB, no core files). The result comes back over a pipe
 that dies or overstays its deadline is reported as such.
 
 The forkserver only imports torch (no thread pool started), so forking it is safe.
+
+These limits are per module, inside the tool. Around the whole tool process, `kernelsmith
+curate` applies the evaluation workers' sandbox (src/sandbox: no network, writes only to the
+call's scratch directory, process and memory watchdog; docs/security.md).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ int RunCurateCommand(const CurateCommandOptions& o) {
 
   Result<nlohmann::json> summary = Status::Internal("curate did not run");
   {
-    CurateProgress progress(stdout, isatty(fileno(stdout)) != 0, o.out_dir + "/curate.log");
+    Progress progress(stdout, isatty(fileno(stdout)) != 0, o.out_dir + "/curate.log", 5.0);
     progress.Log(fmt::format("{} curate of {} source dir(s) into {}, {} job(s)",
                              o.resume ? "resuming" : "starting", o.sources.size(), o.out_dir,
                              o.jobs));

@@ -7,11 +7,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "core/file.h"
 #include "core/subprocess.h"
 #include "eval/feedback.h"
+#include "sandbox/processes.h"
 
 namespace ks {
 namespace {
@@ -43,18 +45,20 @@ CurateTool::CurateTool(CurateToolOptions options) : options_(std::move(options))
 Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
                                          const std::string& stdin_text, double deadline_s) const {
   auto start = std::chrono::steady_clock::now();
-  std::string tmpl = options_.scratch_dir + "/stdin-XXXXXX";
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) {
-    return Status::IOError("cannot create a file under " + options_.scratch_dir +
-                           " for the curate tool's input (is the output directory writable?)");
+  std::string dir = options_.scratch_dir + "/call-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Status::IOError("cannot create a directory under " + options_.scratch_dir +
+                           " for the curate tool (is the output directory writable?)");
   }
-  close(fd);
   struct Remove {
     std::string path;
-    ~Remove() { std::remove(path.c_str()); }
-  } remove{tmpl};
-  Status s = WriteFileAtomic(tmpl, stdin_text);
+    ~Remove() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove{dir};
+  const std::string stdin_path = dir + "/stdin";
+  Status s = WriteFileAtomic(stdin_path, stdin_text);
   if (!s.ok()) return s;
 
   std::vector<std::string> argv = options_.command;
@@ -64,17 +68,49 @@ Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
   so.argv = {"/bin/sh", "-c", "exec <\"$KS_CURATE_STDIN\" && exec \"$@\"", "sh"};
   so.argv.insert(so.argv.end(), argv.begin(), argv.end());
   so.env = env_;
-  so.env["KS_CURATE_STDIN"] = tmpl;
+  so.env["KS_CURATE_STDIN"] = stdin_path;
+  so.env["TMPDIR"] = dir;
+  so.cwd = dir;
+  std::unique_ptr<WorkerSandbox> sandbox;
+  const bool sandboxed = options_.sandbox != nullptr && options_.sandbox->options.enabled;
+  if (sandboxed) {
+    Result<std::unique_ptr<WorkerSandbox>> sb = WorkerSandbox::Prepare(*options_.sandbox, dir);
+    if (!sb.ok())
+      return Status::IOError("cannot sandbox the curate tool: " + sb.status().message());
+    sandbox = std::move(*sb);
+    so.child_setup = sandbox.get();
+  }
   Result<std::unique_ptr<Subprocess>> child = Subprocess::Spawn(so);
   if (!child.ok()) return child.status();
+  uint64_t userns = 0;
+  if (sandboxed && options_.sandbox->options.network_namespace) {
+    userns = UserNamespaceInode((*child)->pid());
+  }
+  // Kills the child, its process group and whatever it left in its user namespace.
+  auto kill_all = [&] {
+    (*child)->KillAndReap();
+    KillUserNamespace(userns);
+  };
   const std::string what = CommandText(argv).substr(0, 200);
   std::string out, err;
   bool out_open = true, err_open = true;
   auto deadline = start + std::chrono::duration<double>(deadline_s);
+  // The sandbox's watchdog, at most every 100 ms (a census reads /proc).
+  auto next_watch = start;
+  auto over_limit = [&]() -> std::string {
+    auto now = std::chrono::steady_clock::now();
+    if (!sandboxed || now < next_watch) return "";
+    next_watch = now + std::chrono::milliseconds(100);
+    return SandboxLimitExceeded(options_.sandbox->options, (*child)->pid(), userns, "curate tool");
+  };
   while (out_open || err_open) {
     if (std::chrono::steady_clock::now() > deadline) {
-      (*child)->KillAndReap();
+      kill_all();
       return Status::Timeout(fmt::format("curate tool ran past {:.0f} s: {}", deadline_s, what));
+    }
+    if (std::string over = over_limit(); !over.empty()) {
+      kill_all();
+      return Status::IOError(over + ": " + what);
     }
     pollfd fds[2] = {{(*child)->stdout_fd(), POLLIN, 0}, {(*child)->stderr_fd(), POLLIN, 0}};
     poll(fds, 2, 100);
@@ -93,12 +129,16 @@ Result<CurateToolOutput> CurateTool::Run(const std::vector<std::string>& args,
   std::optional<ExitStatus> exit;
   while (!(exit = (*child)->WaitExitFor(std::chrono::milliseconds(100)))) {
     if (std::chrono::steady_clock::now() > deadline) {
-      (*child)->KillAndReap();
+      kill_all();
       return Status::Timeout(fmt::format("curate tool did not exit in {:.0f} s: {}", deadline_s,
                                          what));
     }
+    if (std::string over = over_limit(); !over.empty()) {
+      kill_all();
+      return Status::IOError(over + ": " + what);
+    }
   }
-  (*child)->KillAndReap();
+  kill_all();  // nothing of a finished call outlives it
   CurateToolOutput output;
   output.stderr_tail = LastLines(err, 20);
   if (!exit->success()) {

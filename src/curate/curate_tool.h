@@ -3,19 +3,25 @@
 //   extract --root ROOT FILE...   -> one record per nn.Module class (or per unreadable file)
 //   inputs [--timeout S] [--seed N] < records  -> one result per record
 //   cluster [--embed] < records   -> one JSON object
-// Each call is one child process (argv, own process group, killed at its deadline) whose
-// stdin is a file written beforehand. The tool exits 0 when it processed its input, records
-// rejected or not; a non-zero exit or a deadline is an infrastructure error of that call.
+// Each call is one child process (argv, own process group, killed at its deadline) in its own
+// scratch directory (its working directory and TMPDIR), whose stdin is a file written there
+// beforehand. With a sandbox plan the child is confined as evaluation workers are
+// (sandbox/sandbox.h): no network, writes only to its scratch directory and the caches, and
+// the process/memory watchdog, which kills the call (an IOError naming the limit).
+// The tool exits 0 when it processed its input, records rejected or not; a non-zero exit or a
+// deadline is an infrastructure error of that call.
 // Thread-safety: calls may run from several threads at once (one child each).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "sandbox/sandbox.h"
 
 namespace ks {
 
@@ -26,7 +32,10 @@ struct CurateToolOptions {
   std::string python = "python3";  // used when `command` is empty
   // PYTHONPATH given to the tool (inherited PYTHONPATH appended). Empty: KS_SOURCE_DIR/python.
   std::string pythonpath;
-  std::string scratch_dir;  // where stdin files are written; required
+  std::string scratch_dir;  // where each call's scratch directory is made; required
+  // How calls are confined (PlanSandboxFromEnv); null: not at all (process group and deadline
+  // only).
+  std::shared_ptr<const SandboxPlan> sandbox;
 };
 
 // What one call printed: the JSON objects of its stdout lines, and the lines that were not

@@ -8,6 +8,12 @@
 // one band with probability 1 - (1 - s^rows)^bands, an S-curve whose midpoint is about
 // (1/bands)^(1/rows); pairs found this way are then checked against the threshold with the
 // signature estimate. Everything is deterministic: hash functions come from a fixed seed.
+//
+// Why hand-written C++ and not a library: Debian packages no C++ MinHash/LSH library (only Go
+// ones and `mash`, a genome-distance tool), and `datasketch` is Python, while deduplication is
+// a stage of the C++ orchestrator over every module's stored tokens (curate.db): using it
+// would move that stage's state into a Python process. The code is small and is checked
+// against exact Jaccard values and the banding S-curve (minhash_test.cc).
 // Thread-safety: MinHasher is immutable after construction (safe to share); LshIndex is not
 // thread-safe (one thread at a time).
 #pragma once

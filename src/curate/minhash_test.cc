@@ -38,6 +38,39 @@ TEST(MinHashTest, EstimateTracksKnownJaccard) {
             1.0);
 }
 
+// Over many pairs of known Jaccard (0 to 1 in steps of 0.02), the estimate's errors average
+// what a 128-slot estimate allows, and banding finds pairs at the rate of its S-curve.
+TEST(MinHashTest, ManyPairsOfKnownJaccardAndTheBandingCurve) {
+  MinHasher h = Hasher();  // 128 slots, 32 bands x 4 rows
+  double abs_err = 0;
+  int pairs = 0;
+  int found_at_03 = 0, tried_at_03 = 0;
+  for (uint64_t overlap = 0; overlap <= 1000; overlap += 20) {
+    uint64_t base = overlap * 100000;  // disjoint universes per pair
+    std::vector<uint64_t> a = Range(base, base + 1000);
+    std::vector<uint64_t> b = Range(base + 1000 - overlap, base + 2000 - overlap);
+    double exact = static_cast<double>(overlap) / static_cast<double>(2000 - overlap);
+    ASSERT_NEAR(ExactJaccard(a, b), exact, 1e-12);
+    abs_err +=
+        std::fabs(MinHasher::Estimate(h.SignatureOfHashes(a), h.SignatureOfHashes(b)) - exact);
+    ++pairs;
+  }
+  // Mean absolute error of a binomial share over 128 slots is at most about 0.8 * 0.044.
+  EXPECT_LT(abs_err / pairs, 0.04);
+  // Jaccard 0.3 (overlap 462 of 1000 + 1000): P(share a band) = 1 - (1 - 0.3^4)^32 = 0.229.
+  for (uint64_t i = 0; i < 400; ++i) {
+    uint64_t base = 1000000000ULL + i * 100000;
+    LshIndex index(&h);
+    index.Insert(1, h.SignatureOfHashes(Range(base, base + 1000)));
+    std::vector<uint64_t> b = Range(base + 538, base + 1538);
+    found_at_03 += index.Candidates(h.SignatureOfHashes(b)).size();
+    ++tried_at_03;
+  }
+  const double p = 1 - std::pow(1 - std::pow(462.0 / 1538.0, 4), 32);
+  const double se = std::sqrt(p * (1 - p) / tried_at_03);
+  EXPECT_NEAR(static_cast<double>(found_at_03) / tried_at_03, p, 4 * se);
+}
+
 TEST(MinHashTest, TokenShinglesOfRenamedCodeAreEqualAndOneEditIsNear) {
   std::vector<std::string> a;
   for (int i = 0; i < 100; ++i) a.push_back(i % 7 == 0 ? "ID" : "tok" + std::to_string(i));

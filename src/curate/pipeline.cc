@@ -15,6 +15,7 @@
 #include "curate/curate_store.h"
 #include "curate/llm_inputs.h"
 #include "curate/source_walk.h"
+#include "export/difficulty.h"
 
 namespace ks {
 namespace {
@@ -74,7 +75,7 @@ Json FileFailure(const CurateSourceFile& f, const std::string& why) {
 // Runs extract over `batch`; a failing batch of several files is retried file by file so one
 // bad file cannot sink its neighbours; a failing single file becomes a rejected record.
 Status ExtractOne(const CurateTool& tool, const std::vector<const CurateSourceFile*>& files,
-                  CurateStore& store, CurateProgress* progress) {
+                  CurateStore& store, Progress* progress) {
   const std::string& root = files[0]->root;
   std::vector<std::string> paths;
   std::map<std::string, const CurateSourceFile*> by_rel;
@@ -106,6 +107,11 @@ Status ExtractOne(const CurateTool& tool, const std::vector<const CurateSourceFi
         progress->Log("extract gave a record for a file it was not asked about: " + Str(r, "file"));
         continue;
       }
+      // One difficulty estimate for the whole system: the one export uses (export/difficulty.h).
+      if (r.contains("class") && r["class"].is_string()) {
+        int level = EstimateLevel(Str(r, "source"));
+        r["difficulty"] = level > 0 ? Json(level) : Json(nullptr);
+      }
       rows.push_back({it->second->path, it->second->root_index, std::move(r)});
     }
   }
@@ -132,7 +138,7 @@ Json InputsFailure(int64_t id, const std::string& why) {
 // Runs inputs over `requests`; returns one result per request id (missing ones and failures
 // become rejected records). A failing batch is retried record by record.
 std::map<int64_t, Json> RunInputs(const CurateTool& tool, const std::vector<Json>& requests,
-                                  const CurateOptions& o, CurateProgress* progress) {
+                                  const CurateOptions& o, Progress* progress) {
   std::map<int64_t, Json> results;
   double deadline = 60.0 + requests.size() * (o.timeout_s * 4 + 15);
   Result<CurateToolOutput> out = tool.Inputs(requests, o.timeout_s, o.seed, deadline);
@@ -169,7 +175,7 @@ std::map<int64_t, Json> RunInputs(const CurateTool& tool, const std::vector<Json
 
 class Pipeline {
  public:
-  Pipeline(CurateOptions o, CurateProgress* p) : o_(std::move(o)), progress_(p) {}
+  Pipeline(CurateOptions o, Progress* p) : o_(std::move(o)), progress_(p) {}
   Result<Json> Run();
 
  private:
@@ -184,7 +190,7 @@ class Pipeline {
   Json Summary(const Json& clusters) const;
 
   CurateOptions o_;
-  CurateProgress* progress_;
+  Progress* progress_;
   Clock::time_point start_ = Clock::now();
   std::map<std::string, double> stage_s_;
   std::unique_ptr<CurateStore> store_;
@@ -205,6 +211,23 @@ Status Pipeline::Prepare() {
     fs::path p = fs::absolute(s, ec).lexically_normal();
     if (!p.empty() && p.filename().empty()) p = p.parent_path();
     roots_.push_back(p.string());
+  }
+  o_.tool.scratch_dir = o_.out_dir + "/tmp";
+  Result<SandboxPlan> plan = PlanSandboxFromEnv(o_.sandbox);
+  if (!plan.ok()) return plan.status();
+  for (const std::string& w : plan->warnings) progress_->Log("warning: " + w);
+  progress_->Log("sandbox: " + plan->Describe());
+  o_.tool.sandbox = std::make_shared<SandboxPlan>(std::move(*plan));
+  tool_ = std::make_unique<CurateTool>(o_.tool);
+  Status probe = tool_->Probe();
+  if (!probe.ok()) return probe;
+  if (o_.embed) {
+    // --embed fails now, before the store holds a run and before hours of extraction, when its
+    // model is not installed.
+    Result<Json> embed = tool_->Cluster({}, true, 0, 300, nullptr);
+    if (!embed.ok()) {
+      return Status::InvalidArgument("--embed cannot load its model: " + embed.status().message());
+    }
   }
   bool existed = fs::exists(o_.out_dir + "/curate.db", ec);
   Result<std::unique_ptr<CurateStore>> store = CurateStore::Open(o_.out_dir + "/curate.db");
@@ -231,9 +254,7 @@ Status Pipeline::Prepare() {
     Status s = store_->SetMeta("config", config.dump());
     if (!s.ok()) return s;
   }
-  o_.tool.scratch_dir = o_.out_dir + "/tmp";
-  tool_ = std::make_unique<CurateTool>(o_.tool);
-  return tool_->Probe();
+  return Status::Ok();
 }
 
 Status Pipeline::Extract() {
@@ -570,7 +591,7 @@ std::string CurateModule::Family() const {
   return out.empty() ? "other" : out;
 }
 
-Result<Json> RunCurate(CurateOptions options, CurateProgress* progress) {
+Result<Json> RunCurate(CurateOptions options, Progress* progress) {
   if (options.out_dir.empty()) return Status::InvalidArgument("curate: -o OUT_DIR is required");
   if (options.sources.empty()) return Status::InvalidArgument("curate: no source directory given");
   if (options.jobs < 1 || options.extract_batch < 1 || options.inputs_batch < 1) {

@@ -17,10 +17,11 @@
 #include <vector>
 
 #include "core/status.h"
-#include "curate/curate_progress.h"
 #include "curate/curate_tool.h"
 #include "curate/dedup.h"
+#include "engine/progress.h"
 #include "llm/llm_client.h"
+#include "sandbox/sandbox.h"
 
 namespace ks {
 
@@ -39,7 +40,9 @@ struct CurateOptions {
   bool skip_tests = true;            // leave test directories/files out of the walk
   std::shared_ptr<LlmClient> llm;    // null: no LLM repair
   std::string llm_template;          // prompt template text (prompts/curate/inputs.md)
-  CurateToolOptions tool;            // scratch_dir is set by RunCurate
+  CurateToolOptions tool;            // scratch_dir and sandbox are set by RunCurate
+  // How the tool's processes are confined (KS_SANDBOX applies on top; docs/security.md).
+  SandboxOptions sandbox;
 };
 
 // One module (or one unreadable file) and what became of it.
@@ -65,7 +68,7 @@ struct CurateModule {
 // Runs the pipeline and writes the outputs; returns the summary (also in summary.json).
 // InvalidArgument for a usage problem (out_dir holds a run and resume is off, sources differ
 // on resume), IOError when the tool cannot run or the store cannot be written.
-Result<nlohmann::json> RunCurate(CurateOptions options, CurateProgress* progress);
+Result<nlohmann::json> RunCurate(CurateOptions options, Progress* progress);
 
 // Writes problems/, seeds/, modules.jsonl, clusters.json and summary.json (pipeline_outputs.cc).
 Status WriteCurateOutputs(const std::string& out_dir, std::vector<CurateModule>& modules,

@@ -40,7 +40,9 @@ class CurateTest : public ::testing::Test {
                               Tokens("EDIT") + ", \"family\": \"activation\"}\n");
     Write("more/conv.py",
           "#fake {\"class\": \"Conv\", \"ast_hash\": \"C\", \"family\": \"convolution\", "
-          "\"difficulty\": 2}\n"
+          "\"source\": \"import torch\\nclass Conv(torch.nn.Module):\\n    def __init__(self):\\n"
+          "        self.c = nn.Conv2d(3, 8, 3)\\n    def forward(self, x):\\n"
+          "        return torch.relu(self.c(x)) + 1\\n\"}\n"
           "#fake {\"class\": \"Hard\", \"ast_hash\": \"D\", \"family\": \"linear\", "
           "\"note\": \"NEEDS_LLM\"}\n"
           "#fake {\"class\": \"Timm\", \"status\": \"rejected\", \"reason\": \"needs "
@@ -60,14 +62,18 @@ class CurateTest : public ::testing::Test {
     o.extract_batch = 2;
     o.inputs_batch = 2;
     o.tool.command = {"python3", kFake};
+    // The tool runs sandboxed; its call log is the one place outside its scratch it may write.
+    fs::create_directories(dir_.File("log"));
+    o.sandbox.writable_paths = DefaultWritablePaths();
+    o.sandbox.writable_paths.push_back(dir_.File("log"));
     return o;
   }
   Result<Json> Run(CurateOptions o) {
-    setenv("FAKE_CURATE_LOG", dir_.File("calls.log").c_str(), 1);
+    setenv("FAKE_CURATE_LOG", dir_.File("log/calls.log").c_str(), 1);
     std::FILE* sink = std::fopen("/dev/null", "w");
     Result<Json> r = Status::Internal("not run");
     {
-      CurateProgress progress(sink, false, "");
+      Progress progress(sink, false, "");
       r = RunCurate(std::move(o), &progress);
     }
     std::fclose(sink);
@@ -84,7 +90,7 @@ class CurateTest : public ::testing::Test {
     return out;
   }
   std::string Calls() {
-    Result<std::string> text = ReadFile(dir_.File("calls.log"));
+    Result<std::string> text = ReadFile(dir_.File("log/calls.log"));
     return text.ok() ? *text : "";
   }
   ScratchDir dir_;
@@ -127,7 +133,9 @@ TEST_F(CurateTest, ExtractsDeduplicatesRunsAndWritesEveryOutput) {
   EXPECT_EQ(m["Hard"]["stage"], "inputs");
   EXPECT_EQ(m["Hard"]["last_error"], "RuntimeError: mat1 and mat2 shapes cannot be multiplied");
   EXPECT_EQ(m["Conv"]["problem"], "problems/convolution/3_Conv.py");
+  // The estimate of export/difficulty.h from the source: a layer, an activation and an add.
   EXPECT_EQ(m["Conv"]["difficulty"], 2);
+  EXPECT_EQ(m["Relu"]["difficulty"], 1);
 
   Result<std::string> problem = ReadFile(dir_.File("out/problems/convolution/3_Conv.py"));
   ASSERT_TRUE(problem.ok());
@@ -148,7 +156,7 @@ TEST_F(CurateTest, ResumeRedoesNothingAndAFreshRunRefusesAnUsedDirectory) {
   std::string first = Calls();
   EXPECT_NE(first.find("extract"), std::string::npos);
   EXPECT_NE(first.find("inputs"), std::string::npos);
-  fs::remove(dir_.File("calls.log"));
+  fs::remove(dir_.File("log/calls.log"));
 
   Result<Json> again = Run(Options());
   ASSERT_FALSE(again.ok());

@@ -34,7 +34,8 @@ std::string FormatProgress(const ProgressState& s) {
   return line;
 }
 
-Progress::Progress(std::FILE* out, bool tty, const std::string& log_path) : out_(out), tty_(tty) {
+Progress::Progress(std::FILE* out, bool tty, const std::string& log_path, double plain_interval_s)
+    : out_(out), tty_(tty), plain_interval_s_(plain_interval_s) {
   if (!log_path.empty()) log_ = std::fopen(log_path.c_str(), "a");
 }
 
@@ -55,18 +56,24 @@ void Progress::Log(const std::string& line) {
   }
 }
 
-void Progress::Update(const ProgressState& state) {
-  std::string line = FormatProgress(state);
+void Progress::Update(const ProgressState& state) { Status(FormatProgress(state)); }
+
+void Progress::Status(const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
   if (line == last_line_) return;
   last_line_ = line;
   if (tty_) {
     fmt::print(out_, "\r\033[K{}", line);
     line_open_ = true;
-  } else {
-    fmt::print(out_, "{}\n", line);
+    std::fflush(out_);
   }
-  std::fflush(out_);
+  auto now = std::chrono::steady_clock::now();
+  if (last_plain_ && now - *last_plain_ < std::chrono::duration<double>(plain_interval_s_)) return;
+  last_plain_ = now;
+  if (!tty_) {
+    fmt::print(out_, "{}\n", line);
+    std::fflush(out_);
+  }
   if (log_ != nullptr) {
     fmt::print(log_, "{} {}\n", Timestamp(), line);
     std::fflush(log_);

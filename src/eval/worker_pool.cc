@@ -90,9 +90,9 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(WorkerPoolOptions options
   }
   if (options.worker_args.empty()) options.worker_args = {"-m", "kernelsmith_worker"};
   if (options.scratch_root.empty()) options.scratch_root = EnvOr("TMPDIR", "/tmp");
-  Status env_sandbox = ApplySandboxEnv(getenv("KS_SANDBOX"), &options.sandbox);
-  if (!env_sandbox.ok()) return env_sandbox;
-  auto plan = std::make_shared<SandboxPlan>(PlanSandbox(options.sandbox));
+  Result<SandboxPlan> planned = PlanSandboxFromEnv(options.sandbox);
+  if (!planned.ok()) return planned.status();
+  auto plan = std::make_shared<SandboxPlan>(std::move(*planned));
   // Caches redirected for the workers only must stay writable for them.
   for (const char* var : {"KS_CACHE_DIR", "TRITON_CACHE_DIR", "TORCH_EXTENSIONS_DIR"}) {
     auto it = options.env.find(var);

@@ -31,10 +31,6 @@ std::chrono::steady_clock::duration Seconds(double s) {
       std::chrono::duration<double>(std::max(0.0, s)));
 }
 
-std::string FormatBytes(uint64_t b) {
-  return fmt::format("{:.2f} GiB", static_cast<double>(b) / static_cast<double>(1ULL << 30));
-}
-
 std::string Excerpt(const std::string& line) {
   return SanitizeUtf8(line.size() <= 200 ? line : line.substr(0, 200));
 }
@@ -240,20 +236,7 @@ double WorkerProcess::StageLimit(const std::string& stage) const {
 }
 
 std::string WorkerProcess::CheckLimits() {
-  const SandboxOptions& o = config_.sandbox->options;
-  ProcessUsage u = MeasureProcesses(proc_->pid(), userns_inode_);
-  if (o.max_processes > 0 && u.processes > o.max_processes) {
-    return fmt::format(
-        "worker ran {} processes, over the sandbox's limit of {} (a fork bomb?); the worker and "
-        "its processes were killed",
-        u.processes, o.max_processes);
-  }
-  if (o.max_rss_bytes > 0 && u.rss_bytes > o.max_rss_bytes) {
-    return fmt::format(
-        "worker used {} of host memory, over the sandbox's limit of {}; the worker was killed",
-        FormatBytes(u.rss_bytes), FormatBytes(o.max_rss_bytes));
-  }
-  return "";
+  return SandboxLimitExceeded(config_.sandbox->options, proc_->pid(), userns_inode_, "worker");
 }
 
 bool WorkerProcess::Healthy() {

@@ -179,6 +179,31 @@ SandboxPlan PlanSandbox(const SandboxOptions& options) {
   return plan;
 }
 
+Result<SandboxPlan> PlanSandboxFromEnv(SandboxOptions options) {
+  Status env = ApplySandboxEnv(getenv("KS_SANDBOX"), &options);
+  if (!env.ok()) return env;
+  return PlanSandbox(options);
+}
+
+std::string SandboxLimitExceeded(const SandboxOptions& o, pid_t pgid, uint64_t userns_inode,
+                                 const std::string& who) {
+  ProcessUsage u = MeasureProcesses(pgid, userns_inode);
+  if (o.max_processes > 0 && u.processes > o.max_processes) {
+    return fmt::format(
+        "{} ran {} processes, over the sandbox's limit of {} (a fork bomb?); the {} and its "
+        "processes were killed",
+        who, u.processes, o.max_processes, who);
+  }
+  if (o.max_rss_bytes > 0 && u.rss_bytes > o.max_rss_bytes) {
+    return fmt::format(
+        "{} used {:.2f} GiB of host memory, over the sandbox's limit of {:.2f} GiB; "
+        "the {} was killed",
+        who, static_cast<double>(u.rss_bytes) / double(uint64_t{1} << 30),
+        static_cast<double>(o.max_rss_bytes) / double(uint64_t{1} << 30), who);
+  }
+  return "";
+}
+
 std::string SandboxPlan::Describe() const {
   const SandboxOptions& o = options;
   if (!o.enabled) return "sandbox off (KS_SANDBOX=off)";

@@ -84,6 +84,16 @@ struct SandboxPlan {
 };
 SandboxPlan PlanSandbox(const SandboxOptions& options);
 
+// The one set-up of every sandboxed child (evaluation workers, the curate tool): KS_SANDBOX
+// applied to `options`, then PlanSandbox. InvalidArgument for a bad KS_SANDBOX.
+Result<SandboxPlan> PlanSandboxFromEnv(SandboxOptions options);
+
+// The process and memory watchdog of a sandboxed child: "" while the processes of process
+// group `pgid` and user namespace `userns_inode` (0: none) are within `options`' max_processes
+// and max_rss_bytes, else why not, naming `who` ("worker", "curate tool"). The caller kills.
+std::string SandboxLimitExceeded(const SandboxOptions& options, pid_t pgid, uint64_t userns_inode,
+                                 const std::string& who);
+
 // The per-worker child setup: limits, namespaces, Landlock with the worker's scratch directory
 // writable.
 class WorkerSandbox : public ChildSetup {

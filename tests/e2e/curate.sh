@@ -103,6 +103,12 @@ check curate-dir-taken 2 'already holds a curate run' -- "$KS" curate $src -o "$
 check curate-no-out 2 'required' -- "$KS" curate $src
 check curate-bad-src 2 'not a directory' -- "$KS" curate "$tmp/nope" -o "$tmp/x"
 check curate-llm-needs-model 2 'needs both --llm-url' -- "$KS" curate $src -o "$tmp/y" --llm-url http://127.0.0.1:9/v1
+# --embed without a model stops before anything is stored, saying what to do (the model the
+# extra ships is used by python/tests/curate/test_curate_cluster.py).
+check curate-embed-missing 2 'KS_EMBED_MODEL=/nonexistent is not a directory' -- \
+  env KS_EMBED_MODEL=/nonexistent "$KS" curate $src -o "$tmp/embed" --embed
+[ ! -e "$tmp/embed/curate.db" ] && ok curate-embed-missing-stores-nothing ||
+  fail "curate-embed-missing-stores-nothing: $tmp/embed/curate.db was written"
 
 # 4. kill -9 during the inputs stage, then --resume: the same modules come out.
 "$KS" curate $src -o "$tmp/k" $opts --inputs-batch 1 >"$tmp/kill.out" 2>&1 &

@@ -4,6 +4,8 @@
 # With --gpu: only the GPU entries (triton backend), on a machine with a CUDA GPU.
 # Each candidate is evaluated by `BINARY eval` (a fresh pool) and must get a status from its
 # `expect` list and a message containing `message`; then an honest candidate must pass.
+# Without --gpu, the curate entries as well: one `BINARY curate` run over the folder of
+# modules that attack it (the manifest's "curate" section).
 # Prints "faults survived X/Y"; exit 0 when X == Y.
 set -u
 bin=${1:?usage: tests/faults/run.sh BINARY [--gpu]}
@@ -62,6 +64,39 @@ while IFS=$'\t' read -r file backend expect message; do
     tail -5 "$tmp/stderr" | sed 's/^/    /'
   fi
 done < "$tmp/cases"
+
+# Curate: the modules are built and run by `curate`'s tool in its sandbox.
+if [ "$gpu" = 0 ]; then
+  "$bin" curate "$here/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["curate"]["root"])' \
+      "$here/manifest.json")" -o "$tmp/curate" --jobs 1 --timeout 10 > "$tmp/curate.out" 2>&1
+  curate_rc=$?
+  python3 - "$here/manifest.json" "$tmp/curate" "$curate_rc" > "$tmp/curate.verdicts" <<'PY'
+import json, os, sys
+m = json.load(open(sys.argv[1]))["curate"]
+out, rc = sys.argv[2], int(sys.argv[3])
+try:  # "file" is relative to the curated root; the manifest's paths to tests/faults
+    mods = {m["root"] + "/" + r["file"]: r
+            for r in map(json.loads, open(os.path.join(out, "modules.jsonl")))}
+except OSError:
+    mods = {}
+for f in m["faults"]:
+    r = mods.get(f["file"], {})
+    text = f"{r.get('reason')} {r.get('last_error')}"
+    ok = rc == 0 and r.get("status") == "rejected" and f["message"] in text
+    print(("ok  " if ok else "FAIL") + f" curate {f['file']}: {r.get('status', 'no record')}"
+          + ("" if ok else f" (want rejected with '{f['message']}'): {text[:300]}"))
+h = mods.get(m["honest"], {})
+print(("ok  " if rc == 0 and h.get("status") == "ok" else "FAIL")
+      + f" curate {m['honest']} after the faults: {h.get('status', 'no record')} (curate exit {rc})")
+PY
+  cat "$tmp/curate.verdicts"
+  [ "$curate_rc" -eq 0 ] || tail -5 "$tmp/curate.out" | sed 's/^/    /'
+  total=$((total + $(grep -c . "$tmp/curate.verdicts")))
+  survived=$((survived + $(grep -c '^ok' "$tmp/curate.verdicts")))
+  if [ -e "$KS_FAULT_OUTSIDE/curate-escape" ]; then
+    echo "FAIL a curated module wrote outside its scratch directory"; survived=$((survived - 1))
+  fi
+fi
 
 if [ -e "$KS_FAULT_OUTSIDE/run.db" ]; then
   echo "FAIL a candidate wrote outside its scratch directory"; survived=$((survived - 1))

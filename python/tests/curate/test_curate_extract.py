@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernelsmith_curate import normalize
-from kernelsmith_curate.family import difficulty, family
+from kernelsmith_curate.family import family
 from kernelsmith_curate.ops import source_ops
 
 from .helpers import REPO_A, REPO_B, extract
@@ -127,13 +127,6 @@ def test_ops_resolve_through_imports():
     (["add", "mul"], "Fma", "elementwise"), (["bmm"], "B", "matmul"), ([], "X", "other")])
 def test_family_rules(ops, name, fam):
     assert family(ops, name) == fam
-
-
-def test_difficulty_rule():
-    assert difficulty(["relu"], "activation") == 1
-    assert difficulty(["conv2d", "batchnorm2d", "relu"], "convolution") == 2
-    assert difficulty(["conv2d", "linear", "layer_norm"], "composite") == 3
-    assert difficulty(["view", "permute", "relu"], "activation") == 1  # layout ops not counted
 
 
 def test_families_of_the_fixtures(recs_a, recs_b):

@@ -35,8 +35,7 @@ def extract(argv):
                     "class": "M", "line": n, "license": None, "status": "ok", "reason": None,
                     "source": "import torch\nclass %s(torch.nn.Module):\n    pass  # %s\n"
                               % (rec.get("class", "M"), rec.get("note", "")),
-                    "ast_hash": "h%d" % n, "ops": ["relu"], "family": "activation",
-                    "difficulty": 1}
+                    "ast_hash": "h%d" % n, "ops": ["relu"], "family": "activation"}
             base.update(rec)
             base.setdefault("tokens", base["source"].split())
             print(json.dumps(base))
