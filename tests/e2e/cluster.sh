@@ -88,7 +88,7 @@ check cluster-bad-password 2 'AUTH failed' -- env KS_REDIS_PASSWORD=wrong \
   "$KS" cluster status --queue "$url"
 
 # 3. The local pool's verdicts, for comparison.
-check cluster-local-bench 0 '^overall +1 +1 +100\.0%' -- \
+check cluster-local-bench 0 '^overall +1 +0 +100\.0%' -- \
   "$KS" bench "$suite" $fast --rounds 4 --run-dir "$tmp/local"
 
 # 4. Two worker hosts, then a bench through them with a host killed, a late host and a Redis
@@ -112,7 +112,7 @@ wait "$redis_pid" 2>/dev/null
 sleep 1
 start_redis
 if timeout 300 tail --pid="$bench_pid" -f /dev/null; then wait "$bench_pid"; rc=$?; else rc=124; fi
-check cluster-bench 0 '^overall +1 +1 +100\.0%' -- cat "$tmp/bench.out"
+check cluster-bench 0 '^overall +1 +0 +100\.0%' -- cat "$tmp/bench.out"
 [ $rc = 0 ] && ok "cluster-bench-exit" || fail "cluster-bench-exit: $rc" "$tmp/bench.out"
 
 # Same verdicts as the local pool: every evaluation ok, the problem finished with 4 rounds.
