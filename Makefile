@@ -34,6 +34,7 @@ test-e2e: all
 	bash tests/e2e/crash.sh $(BUILD)/kernelsmith
 	bash tests/e2e/llm_faults.sh $(BUILD)/kernelsmith
 	bash tests/e2e/bad_inputs.sh $(BUILD)/kernelsmith
+	bash tests/e2e/cluster.sh $(BUILD)/kernelsmith
 
 clean:
 	rm -rf $(BUILD)

@@ -16,12 +16,12 @@
 #include "bench/problem_run.h"
 #include "bench/suite.h"
 #include "cli/backend_choice.h"
+#include "cli/eval_runner_setup.h"
 #include "cli/evolve_setup.h"
 #include "cli/python_choice.h"
 #include "core/file.h"
 #include "engine/llm_proposer.h"
 #include "engine/proposer_factory.h"
-#include "eval/worker_pool.h"
 #include "llm/llm_client.h"
 
 namespace ks {
@@ -163,6 +163,9 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchCommandOptions& o) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--python", o.python, "Python with torch for the workers");
+  cmd->add_option("--queue", o.queue,
+                  "Evaluate on cluster workers through Redis: redis://HOST:PORT[/DB]"
+                  "[?device=KIND] (docs/cluster.md)");
   return cmd;
 }
 
@@ -221,15 +224,14 @@ int RunBenchCommand(const BenchCommandOptions& o_in, const CLI::App& /*cmd*/) {
     return UsageError("--proposer command needs --command 'CMD'");
   }
 
-  WorkerPoolOptions pool_options;
-  ChoosePython(o.python, &pool_options.python);
-  pool_options.slots_per_gpu = o.parallel_evals > 0 ? o.parallel_evals : o.concurrency;
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
-  if (!pool.ok()) return UsageError(pool.status().message());
-  Result<nlohmann::json> hello = (*pool)->Hello();
-  if (!hello.ok()) {
-    return UsageError("the evaluation worker did not start: " + hello.status().message());
-  }
+  EvalRunnerSpec runner_spec;
+  runner_spec.queue = o.queue;
+  runner_spec.python = o.python;
+  runner_spec.slots_per_gpu = o.parallel_evals > 0 ? o.parallel_evals : o.concurrency;
+  runner_spec.who = "kernelsmith bench";
+  Result<EvalRunnerSetup> setup = StartEvalRunner(runner_spec);
+  if (!setup.ok()) return UsageError(setup.status().message());
+  const nlohmann::json* hello = &setup->hello;
   if (!resumed_protocol) {
     Result<std::string> backend = ResolveBackend(o.backend, *hello);
     if (!backend.ok()) return UsageError(backend.status().message());
@@ -237,7 +239,7 @@ int RunBenchCommand(const BenchCommandOptions& o_in, const CLI::App& /*cmd*/) {
   }
 
   BenchShared shared;
-  shared.runner = pool->get();
+  shared.runner = setup->runner.get();
   shared.hardware = HardwareOf(*hello);
   if (protocol.proposer == "llm") {
     ProposerSpec spec;  // the client evolve builds: dead-endpoint guard, context fitting
@@ -300,7 +302,7 @@ int RunBenchCommand(const BenchCommandOptions& o_in, const CLI::App& /*cmd*/) {
   size_t n = std::min<size_t>(static_cast<size_t>(o.concurrency), problems->size());
   for (size_t t = 0; t < n; ++t) threads.emplace_back(work);
   for (std::thread& t : threads) t.join();
-  (*pool)->Shutdown();
+  setup->runner->Shutdown();
 
   std::vector<ProblemOutcome> outcomes;
   bool complete = true;

@@ -34,6 +34,7 @@ struct BenchCommandOptions {
   uint64_t seed = 42;
   int trials = 5;
   std::string python;
+  std::string queue;  // redis://... : evaluate on cluster workers; empty: local pool
 };
 
 // Registers the `bench` subcommand.

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "cli/eval_runner_setup.h"
 #include "cli/evolve_setup.h"
 #include "cli/final_verify.h"
 #include "cli/python_choice.h"
@@ -21,7 +22,6 @@
 #include "core/file.h"
 #include "engine/engine.h"
 #include "engine/proposer_factory.h"
-#include "eval/worker_pool.h"
 #include "propose/tuner.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
@@ -71,6 +71,7 @@ std::vector<std::pair<std::string, ConfigField>> ConfigFields(EvolveCommandOptio
           {"seed", &o.seed},
           {"trials", &o.trials},
           {"python", &o.python},
+          {"queue", &o.queue},
           {"max_tokens", &o.llm_limits.max_tokens},
           {"context_tokens", &o.llm_limits.context_tokens},
           {"llm_timeout", &o.llm_limits.llm_timeout_s}};
@@ -187,6 +188,9 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--python", o.python, "Python with torch for the workers");
+  cmd->add_option("--queue", o.queue,
+                  "Evaluate on cluster workers through Redis: redis://HOST:PORT[/DB]"
+                  "[?device=KIND] (docs/cluster.md; config key: queue)");
   cmd->add_flag("--no-verify", o.no_verify,
                 "Do not re-measure the best kernel at the end (by default it is evaluated "
                 "again in a fresh worker and timed by an independent method too, as "
@@ -297,15 +301,14 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   Result<std::unique_ptr<Store>> store = OpenSqliteStore(o.run_dir + "/run.db");
   if (!store.ok()) return UsageError(store.status().message());
 
-  WorkerPoolOptions pool_options;
-  ChoosePython(o.python, &pool_options.python);
-  pool_options.slots_per_gpu = o.parallel_evals;
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
-  if (!pool.ok()) return UsageError(pool.status().message());
-  Result<nlohmann::json> hello = (*pool)->Hello();
-  if (!hello.ok()) {
-    return UsageError("the evaluation worker did not start: " + hello.status().message());
-  }
+  EvalRunnerSpec runner_spec;
+  runner_spec.queue = o.queue;
+  runner_spec.python = o.python;
+  runner_spec.slots_per_gpu = o.parallel_evals;
+  runner_spec.who = "kernelsmith evolve";
+  Result<EvalRunnerSetup> setup = StartEvalRunner(runner_spec);
+  if (!setup.ok()) return UsageError(setup.status().message());
+  const nlohmann::json* hello = &setup->hello;
   Result<std::string> backend = ResolveBackend(o.backend, *hello);
   if (!backend.ok()) return UsageError(backend.status().message());
   o.backend = *backend;
@@ -365,9 +368,9 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   progress.Log(fmt::format("{} {}: {} proposer, backend {}, {} rounds, {} island(s), run dir {}",
                            o.resume ? "resuming" : "starting", run_id, o.proposer, o.backend,
                            o.rounds, o.islands, o.run_dir));
-  Engine engine(eo, store->get(), pool->get(), proposer->get(), &progress);
+  Engine engine(eo, store->get(), setup->runner.get(), proposer->get(), &progress);
   Result<nlohmann::json> summary = engine.Run();
-  (*pool)->Shutdown();
+  setup->runner->Shutdown();
   progress.Finish();
   if (!summary.ok()) {
     ReportStatusWrite((*store)->UpdateRunStatus(run_id, RunStatus::kFailed), o.run_dir);

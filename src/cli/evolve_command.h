@@ -39,6 +39,7 @@ struct EvolveCommandOptions {
   uint64_t seed = 42;
   int trials = 5;
   std::string python;         // default $KS_PYTHON or python3
+  std::string queue;          // redis://... : evaluate on cluster workers; empty: local pool
   LlmLimits llm_limits;       // --max-tokens, --context-tokens, --llm-timeout
   bool no_verify = false;     // skip re-measuring the best kernel at the end
   bool summary_only = false;  // hidden: print the run directory's summary from run.db, exit

@@ -9,6 +9,7 @@
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
 #include "cli/verify_command.h"
+#include "cli/worker_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app("kernelsmith " KS_VERSION
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
   CLI::App* serve = ks::AddServeCommand(app, serve_options);
   ks::VerifyCommandOptions verify_options;
   CLI::App* verify = ks::AddVerifyCommand(app, verify_options);
+  ks::WorkerCommandOptions worker_options;
+  CLI::App* worker = ks::AddWorkerCommand(app, worker_options);
+  ks::ClusterCommandOptions cluster_options;
+  CLI::App* cluster = ks::AddClusterCommand(app, cluster_options);
 
   try {
     app.parse(argc, argv);
@@ -47,6 +52,8 @@ int main(int argc, char** argv) {
   if (serve->parsed()) return ks::RunServeCommand(serve_options);
   if (curate->parsed()) return ks::RunCurateCommand(curate_options);
   if (verify->parsed()) return ks::RunVerifyCommand(verify_options);
+  if (worker->parsed()) return ks::RunWorkerCommand(worker_options);
+  if (cluster->parsed()) return ks::RunClusterCommand(cluster_options);
   if (export_commands.sft->parsed() || export_commands.rl->parsed()) {
     return ks::RunExportCommand(export_options, export_commands);
   }

@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "cli/backend_choice.h"
+#include "cli/eval_runner_setup.h"
 #include "cli/python_choice.h"
+#include "cluster/cluster_status.h"
 #include "eval/worker_pool.h"
 #include "serve/admission_queue.h"
 #include "serve/http_server.h"
@@ -31,42 +34,27 @@ int UsageError(const std::string& message) {
   return kExitUsage;
 }
 
-// GPU indices for --gpus: "all" (CUDA_VISIBLE_DEVICES' entries when set, else every GPU the
-// NVIDIA driver lists) or a comma-separated list.
-Result<std::vector<int>> ParseGpus(const std::string& spec) {
-  std::vector<int> gpus;
-  if (spec.empty()) return gpus;
-  if (spec == "all") {
-    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    if (visible != nullptr && *visible != '\0') {
-      std::stringstream in(visible);
-      std::string item;
-      for (int i = 0; std::getline(in, item, ','); ++i) gpus.push_back(i);
-    } else if (DIR* dir = opendir("/proc/driver/nvidia/gpus")) {
-      int n = 0;
-      while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
-      closedir(dir);
-      for (int i = 0; i < n; ++i) gpus.push_back(i);
+// The cluster's figures as Prometheus lines, read from Redis at each scrape.
+std::function<std::string()> ClusterMetrics(const QueueUrl& url) {
+  struct State {
+    std::mutex mu;
+    RedisOptions options;
+    std::unique_ptr<RedisClient> client;
+  };
+  auto state = std::make_shared<State>();
+  state->options = RedisOptionsFor(url);
+  state->options.give_up_s = 2;
+  return [state]() -> std::string {
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (state->client == nullptr) {
+      Result<std::unique_ptr<RedisClient>> c = RedisClient::Connect(state->options);
+      if (!c.ok()) return "# cluster unreachable: " + c.status().message() + "\n";
+      state->client = std::move(*c);
     }
-    if (gpus.empty()) {
-      return Status::InvalidArgument(
-          "--gpus all: no NVIDIA GPU found (/proc/driver/nvidia/gpus is empty or missing); "
-          "leave --gpus out to serve on the CPU");
-    }
-    return gpus;
-  }
-  std::stringstream in(spec);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 0) {
-      return Status::InvalidArgument("--gpus: '" + item +
-                                     "' is not a GPU index (use all or e.g. 0,1)");
-    }
-    gpus.push_back(static_cast<int>(v));
-  }
-  return gpus;
+    Result<ClusterStatus> st = ReadClusterStatus(state->client.get());
+    if (!st.ok()) return "# cluster status failed: " + st.status().message() + "\n";
+    return st->ToPrometheus();
+  };
 }
 
 }  // namespace
@@ -121,6 +109,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& o) {
   cmd->add_option("--reward-clip", o.reward_clip, "Largest reward (0: no clip)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--queue", o.queue,
+                  "Evaluate on cluster workers through Redis: redis://HOST:PORT[/DB]"
+                  "[?device=KIND] (docs/cluster.md); --gpus and --slots-per-gpu then do not apply");
   cmd->add_option("--python", o.python,
                   "Python interpreter with torch for the workers (default: $KS_PYTHON or python3)");
   return cmd;
@@ -153,24 +144,20 @@ int RunServeCommand(const ServeCommandOptions& o) {
   Result<std::vector<int>> gpus = ParseGpus(o.gpus.empty() ? "all" : o.gpus);
   if (o.gpus.empty() && !gpus.ok()) gpus = std::vector<int>{};
   if (!gpus.ok()) return UsageError(gpus.status().message());
-  WorkerPoolOptions pool_options;
-  ChoosePython(o.python, &pool_options.python);
-  pool_options.gpus = *gpus;
-  pool_options.slots_per_gpu = o.slots_per_gpu;
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Create(pool_options);
-  if (!pool.ok()) return UsageError(pool.status().message());
-  Result<nlohmann::json> hello = (*pool)->Hello();
-  if (!hello.ok()) {
-    return UsageError("the evaluation worker did not start: " + hello.status().message() +
-                      "\n(Is torch installed for " + pool_options.python + "?)");
-  }
+  Result<EvalRunnerSetup> setup = StartEvalRunner({.queue = o.queue,
+                                                   .python = o.python,
+                                                   .gpus = *gpus,
+                                                   .slots_per_gpu = o.slots_per_gpu,
+                                                   .who = "kernelsmith serve"});
+  if (!setup.ok()) return UsageError(setup.status().message());
+  const nlohmann::json* hello = &setup->hello;
   Result<std::string> backend = ResolveBackend(o.backend, *hello);
   if (!backend.ok()) return UsageError(backend.status().message());
   service_options.default_backend = *backend;
 
-  const size_t slots = (*pool)->slot_count();
+  const size_t slots = setup->slots;
   ServeMetrics metrics;
-  MeteredRunner metered(pool->get(), &metrics);
+  MeteredRunner metered(setup->runner.get(), &metrics);
   AdmissionQueue queue(&metered,
                        {.max_queue = static_cast<size_t>(o.max_queue), .max_in_flight = slots});
   ParentBaselines baselines(&queue);
@@ -186,6 +173,7 @@ int RunServeCommand(const ServeCommandOptions& o) {
   server_options.request_timeout_s = o.request_timeout_s;
   server_options.hello = *hello;
   server_options.slots = slots;
+  if (setup->queue != nullptr) server_options.extra_metrics = ClusterMetrics(setup->queue->url());
   RewardServer server(&service, &queue, &baselines, &metrics, server_options);
   Status started = server.Start();
   if (!started.ok()) return UsageError(started.message());
@@ -208,7 +196,7 @@ int RunServeCommand(const ServeCommandOptions& o) {
   std::fflush(stdout);
   server.Stop();     // waiting requests answer 503; no new ones
   queue.Shutdown();  // cancels what is queued, waits for what runs
-  (*pool)->Shutdown();
+  setup->runner->Shutdown();
   fmt::print("kernelsmith serve: stopped\n");
   return kExitOk;
 }

@@ -24,6 +24,7 @@ struct ServeCommandOptions {
   double reward_floor = 0;
   double reward_clip = 0;    // 0: no clip
   std::string python;        // interpreter for the workers; default $KS_PYTHON or python3
+  std::string queue;         // redis://... : evaluate on cluster workers; empty: local pool
 };
 
 CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options);

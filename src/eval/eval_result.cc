@@ -106,6 +106,7 @@ nlohmann::json EvalResult::ToJson() const {
   j["stdout_tail"] = stdout_tail;
   j["stderr_tail"] = stderr_tail;
   j["feedback"] = feedback;
+  if (!evaluated_by.empty()) j["evaluated_by"] = evaluated_by;
   return j;
 }
 
@@ -150,6 +151,7 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;
   if (auto d = NumberOrNull(j, "duration_s")) r.duration_s = *d;
   if (auto d = NumberOrNull(j, "device_seconds")) r.device_seconds = *d;
+  r.evaluated_by = StringOr(j, "evaluated_by");
   r.stdout_tail = StringOr(j, "stdout_tail");
   r.stderr_tail = StringOr(j, "stderr_tail");
   r.feedback = StringOr(j, "feedback");

@@ -78,6 +78,8 @@ struct EvalResult {
   std::string stdout_tail;
   std::string stderr_tail;
   std::string feedback;
+  // The cluster worker that measured it (`kernelsmith worker --name`); empty: a local pool.
+  std::string evaluated_by;
 
   bool correct_and_clean() const { return status == EvalStatus::kOk; }
 

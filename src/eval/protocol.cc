@@ -126,10 +126,8 @@ bool LineSplitter::Next(std::string* line) {
   return true;
 }
 
-std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id) {
+json EvalRequestToJson(const EvalRequest& request) {
   json j = {
-      {"type", "eval"},
-      {"id", id},
       {"backend", request.backend},
       {"trials", request.trials},
       {"tolerance", request.tolerance},
@@ -143,6 +141,37 @@ std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id)
                      {"source", request.baseline_source}};
   }
   if (request.independent_timing) j["independent_timing"] = true;
+  return j;
+}
+
+Result<EvalRequest> EvalRequestFromJson(const json& j) {
+  if (!j.is_object()) return Status::Protocol("request is not a JSON object");
+  try {
+    EvalRequest r;
+    r.backend = j.at("backend").get<std::string>();
+    r.trials = j.at("trials").get<int>();
+    r.tolerance = j.at("tolerance").get<std::string>();
+    r.seed = j.at("seed").get<uint64_t>();
+    r.timing = j.at("timing").get<bool>();
+    r.problem_path = j.at("problem").at("path").get<std::string>();
+    r.problem_source = j.at("problem").at("source").get<std::string>();
+    r.candidate_path = j.at("candidate").at("path").get<std::string>();
+    r.candidate_source = j.at("candidate").at("source").get<std::string>();
+    if (auto b = j.find("baseline"); b != j.end()) {
+      r.baseline_path = b->at("path").get<std::string>();
+      r.baseline_source = b->at("source").get<std::string>();
+    }
+    r.independent_timing = j.value("independent_timing", false);
+    return r;
+  } catch (const json::exception& e) {
+    return Status::Protocol(std::string("malformed evaluation request: ") + e.what());
+  }
+}
+
+std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id) {
+  json j = EvalRequestToJson(request);
+  j["type"] = "eval";
+  j["id"] = id;
   return ToLine(j);
 }
 

@@ -45,6 +45,10 @@ class LineSplitter {
 // Engine → worker messages, each one line including the trailing "\n". Strings that are not
 // valid UTF-8 (e.g. a candidate file in Latin-1) have the bad bytes replaced by U+FFFD.
 std::string EncodeEvalRequest(const EvalRequest& request, const std::string& id);
+// The request as the JSON object of an "eval" message (without "type" and "id"), and back.
+// FromJson: Protocol error naming a missing or mistyped field.
+nlohmann::json EvalRequestToJson(const EvalRequest& request);
+Result<EvalRequest> EvalRequestFromJson(const nlohmann::json& j);
 std::string EncodeLeaseGranted(const std::string& id);
 std::string EncodeShutdown();
 

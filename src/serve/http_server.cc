@@ -66,6 +66,7 @@ Status RewardServer::Start() {
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::string text = metrics_->Prometheus(queue_->stats(), queue_->options().max_queue,
                                             options_.slots, baselines_->stats());
+    if (options_.extra_metrics) text += options_.extra_metrics();
     res.set_content(text, "text/plain; version=0.0.4");
   });
   server_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {

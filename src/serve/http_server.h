@@ -16,11 +16,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "serve/reward_service.h"
@@ -42,6 +42,9 @@ struct RewardServerOptions {
   double request_timeout_s = 900;             // deadline of a call that names no timeout_s
   nlohmann::json hello = nlohmann::json::object();  // the worker's hello (device, backends)
   size_t slots = 1;                           // evaluations that may run at once
+  // More Prometheus lines for /metrics (the cluster's figures when evaluating on a cluster);
+  // called on a handler thread. Empty: none.
+  std::function<std::string()> extra_metrics;
 };
 
 class RewardServer {
