@@ -25,6 +25,7 @@
 #include "engine/proposer_factory.h"
 #include "eval/worker_pool.h"
 #include "llm/llm_client.h"
+#include "usage/llm_usage.h"
 
 namespace ks {
 namespace {
@@ -47,14 +48,27 @@ nlohmann::json ProtocolOf(const RunOptions& o) {
   return j;
 }
 
+// The LLM usage of every problem's run together.
+LlmUsage BenchUsage(const std::vector<BenchProblemRow>& rows) {
+  LlmUsage total;
+  for (const BenchProblemRow& r : rows) {
+    total.Add(LlmUsage::FromJson(r.summary.value("llm", nlohmann::json())));
+  }
+  return total;
+}
+
 nlohmann::json BenchJson(const std::string& suite_dir, const nlohmann::json& protocol,
-                         const nlohmann::json& device, const std::vector<BenchProblemRow>& rows) {
+                         const LlmPrices& prices, const nlohmann::json& device,
+                         const std::vector<BenchProblemRow>& rows) {
   std::vector<ProblemOutcome> outcomes;
   nlohmann::json problems = nlohmann::json::array();
   for (const BenchProblemRow& r : rows) {
     if (r.status.empty()) continue;  // not run yet
     outcomes.push_back(r.outcome);
     problems.push_back(r.ToJson());
+    // the problem's usage at the bench's prices (a reused run was summarized with its own)
+    problems.back()["llm"] =
+        LlmUsage::FromJson(r.summary.value("llm", nlohmann::json())).ToJson(prices);
   }
   BenchMetrics m = ComputeBenchMetrics(outcomes);
   nlohmann::json levels = nlohmann::json::object();
@@ -71,6 +85,7 @@ nlohmann::json BenchJson(const std::string& suite_dir, const nlohmann::json& pro
           {"levels", levels},
           {"overall", GroupMetricsToJson(m.overall)},
           {"series", series},
+          {"usage", BenchUsage(rows).ToJson(prices)},
           {"problems", problems}};
 }
 
@@ -208,6 +223,7 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
   nlohmann::json device = hello->value("device", nlohmann::json(nullptr));
   if (device.is_null()) device = *hello;
   const nlohmann::json protocol = ProtocolOf(o);
+  const LlmPrices prices{o.price_in, o.price_out};
   if (!b.resume) {
     nlohmann::json config = {{"suite", b.suite_dir},
                              {"levels", b.levels},
@@ -244,8 +260,9 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
       fmt::print("[{}/{}] {}: {}{}\n", done, problems->size(), p.name, what,
                  r.reused ? " (finished earlier)" : "");
       std::fflush(stdout);
-      Status s = WriteFileAtomic(run_dir + "/bench.json",
-                                 BenchJson(b.suite_dir, protocol, device, rows).dump(2) + "\n");
+      Status s =
+          WriteFileAtomic(run_dir + "/bench.json",
+                          BenchJson(b.suite_dir, protocol, prices, device, rows).dump(2) + "\n");
       if (!s.ok()) fmt::print(stderr, "kernelsmith bench: {}\n", s.message());
     }
   };
@@ -264,6 +281,9 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
     waiting += r.waiting_answers;
   }
   fmt::print("\n{}", FormatMetricsTable(ComputeBenchMetrics(outcomes)));
+  if (LlmUsage usage = BenchUsage(rows); usage.calls > 0) {
+    fmt::print("{}\n", FormatUsage(usage, prices));
+  }
   fmt::print("bench:  {}/bench.json\n", run_dir);
   if (waiting > 0) {
     fmt::print(

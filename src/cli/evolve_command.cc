@@ -16,6 +16,7 @@
 #include "eval/worker_pool.h"
 #include "run/run_setup.h"
 #include "task/task.h"
+#include "usage/llm_usage.h"
 
 namespace ks {
 namespace {
@@ -132,6 +133,9 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     return outcome.status().code() == Status::Code::kInvalidArgument ? 2 : kExitNotFound;
   }
   const nlohmann::json& s = outcome->summary;
+  if (LlmUsage usage = LlmUsage::FromJson(s.value("llm", nlohmann::json())); usage.calls > 0) {
+    fmt::print("{}\n", FormatUsage(usage, {o.price_in, o.price_out}));
+  }
   if (outcome->waiting_answers > 0) {
     fmt::print(
         "waiting for {} answers in {}: answer the .prompt.md files in .answer.md files, then "

@@ -44,11 +44,12 @@ struct ChatResponse {
   std::string finish_reason;      // "stop", "length", ... as the server said
   int64_t prompt_tokens = 0;      // from `usage`; 0 when the server does not report it
   int64_t completion_tokens = 0;
-  double latency_s = 0;  // wall time of the call, retries and waits included
-  std::string model;     // the model that answered (the server's name for it)
-  int attempts = 0;      // HTTP attempts made, 1 when the first succeeded
-  bool capped = false;   // content was cut to OpenAiClientOptions::max_completion_chars
-  int max_tokens = 0;    // max_tokens as sent: the request's, capped to the model's context
+  bool usage_reported = false;  // the server reported the token counts (`usage`)
+  double latency_s = 0;         // wall time of the call, retries and waits included
+  std::string model;            // the model that answered (the server's name for it)
+  int attempts = 0;             // HTTP attempts made, 1 when the first succeeded
+  bool capped = false;          // content was cut to OpenAiClientOptions::max_completion_chars
+  int max_tokens = 0;           // max_tokens as sent: the request's, capped to the model's context
 };
 
 // The seam proposers hold. Complete returns the completion or a Status whose message a user can

@@ -106,6 +106,7 @@ Result<ChatResponse> ParseChatResponse(std::string_view body, size_t max_chars,
   if (auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
     r.prompt_tokens = IntField(*usage, "prompt_tokens");
     r.completion_tokens = IntField(*usage, "completion_tokens");
+    r.usage_reported = usage->contains("prompt_tokens") || usage->contains("completion_tokens");
   }
   if (r.content.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::Protocol(fmt::format(

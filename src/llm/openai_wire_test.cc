@@ -29,6 +29,15 @@ TEST(LlmWireTest, ReadsReasoningFieldAndRejectsNullContent) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->reasoning_content, "hmm");
   EXPECT_EQ(r->prompt_tokens, 0) << "no usage reported";
+  EXPECT_FALSE(r->usage_reported);
+  Result<ChatResponse> with_usage = ParseChatResponse(
+      R"({"choices":[{"message":{"content":"hi"}}],
+          "usage":{"prompt_tokens":12,"completion_tokens":3}})",
+      100, "u");
+  ASSERT_TRUE(with_usage.ok());
+  EXPECT_TRUE(with_usage->usage_reported);
+  EXPECT_EQ(with_usage->prompt_tokens, 12);
+  EXPECT_EQ(with_usage->completion_tokens, 3);
   Result<ChatResponse> null_content = ParseChatResponse(
       R"({"choices":[{"message":{"content":null},"finish_reason":"length"}]})", 100, "u");
   ASSERT_FALSE(null_content.ok());

@@ -113,6 +113,7 @@ Result<RunOutcome> RunEvolution(const RunOptions& o, ProposerSpec spec, const Ru
   eo.archive.exploitation_ratio = o.exploitation;
   eo.archive.exploration_ratio = o.exploration;
   eo.archive.random_ratio = o.random;
+  eo.prices = {o.price_in, o.price_out};
   eo.run_dir = t.run_dir;
   if (Status v = eo.archive.Validate(); !v.ok()) {
     (void)store->UpdateRunStatus(t.run_id, RunStatus::kFailed);
