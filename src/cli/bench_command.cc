@@ -160,6 +160,12 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
     Status s = ApplyConfigUnderFlags((*stored)["config"], cmd, config_path, o);
     if (s.ok()) s = KeepStoredFilters(*stored, &b);
     if (!s.ok()) return UsageError(s.message());
+    // the bench's own sharing, as it was started unless given again
+    if (!FlagGiven(cmd, "--concurrency"))
+      b.concurrency = stored->value("concurrency", b.concurrency);
+    if (!FlagGiven(cmd, "--llm-in-flight")) {
+      b.llm_in_flight = stored->value("llm_in_flight", b.llm_in_flight);
+    }
   } else if (std::filesystem::exists(config_path)) {
     return UsageError(run_dir +
                       " already holds a bench; add --resume to continue it, or choose another "
@@ -228,6 +234,8 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
     nlohmann::json config = {{"suite", b.suite_dir},
                              {"levels", b.levels},
                              {"problems", b.problems_glob},
+                             {"concurrency", b.concurrency},
+                             {"llm_in_flight", b.llm_in_flight},
                              {"config", protocol}};
     Status s = WriteFileAtomic(config_path, config.dump(2) + "\n");
     if (!s.ok()) return UsageError(s.message());

@@ -17,7 +17,7 @@ namespace ks {
 struct ProblemReport {
   std::string name;  // "level1/19_ReLU" (or the run id of a single run)
   int level = 0;
-  std::string status;  // finished, skipped, failed, unfinished
+  std::string status;  // finished, skipped, failed, waiting
   std::string reason;
   std::optional<double> seed_speedup;
   std::optional<double> best_speedup;
