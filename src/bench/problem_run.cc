@@ -6,10 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/file.h"
-#include "engine/engine.h"
-#include "engine/llm_proposer.h"
-#include "propose/tuner.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
 
@@ -77,6 +73,7 @@ nlohmann::json BenchProblemRow::ToJson() const {
           {"seed", seed_path},
           {"run_dir", run_dir},
           {"reused", reused},
+          {"waiting_answers", waiting_answers},
           {"best_speedup", Optional(outcome.best_speedup)},
           {"round1_speedup", Optional(outcome.round1_speedup)},
           {"seed_speedup", summary.value("seed_speedup", nlohmann::json(nullptr))},
@@ -96,133 +93,49 @@ Status CollectProblemOutcome(const std::string& problem_dir, const std::string& 
 }
 
 BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& problem_dir,
-                                const BenchProtocol& protocol, const BenchShared& shared) {
+                                const RunOptions& bench_options, const ProposerSpec& spec,
+                                const RunShared& shared) {
   BenchProblemRow row;
   row.outcome.name = problem.name;
   row.outcome.level = problem.level;
   row.problem_path = problem.path;
   Result<SourceFile> source = LoadProblem(problem.path);
   if (!source.ok()) return Skipped(row, "not a usable problem: " + source.status().message());
-
-  SourceFile seed;
-  row.seed_path = SeedKernelPath(problem, protocol.backend);
-  if (!row.seed_path.empty()) {
-    Result<SourceFile> loaded = LoadCandidate(row.seed_path);
-    if (!loaded.ok()) return Skipped(row, "unusable seed: " + loaded.status().message());
-    seed = *loaded;
+  RunOptions options = bench_options;
+  options.seed_kernel = row.seed_path = SeedKernelPath(problem, options.backend);
+  if (options.proposer == "tuner" && row.seed_path.empty()) {
+    return Skipped(
+        row, fmt::format("no seed kernel {}.{}.py for the tuner", problem.stem, options.backend));
   }
-  if (protocol.proposer == "tuner") {
-    if (seed.source.empty()) {
-      return Skipped(row, fmt::format("no seed kernel {}.{}.py for the tuner", problem.stem,
-                                      protocol.backend));
-    }
-    Result<std::vector<TunableParam>> tunables = ScanTunables(seed.source);
-    if (!tunables.ok() || tunables->empty()) {
-      return Skipped(row, row.seed_path + ": no tunable constants for the tuner" +
-                              (tunables.ok() ? "" : " (" + tunables.status().message() + ")"));
-    }
-  }
+  Result<SourceFile> seed = LoadSeedFor(options);
+  if (!seed.ok()) return Skipped(row, "unusable seed: " + seed.status().message());
 
   row.run_dir = problem_dir;
-  std::error_code ec;
-  std::filesystem::create_directories(problem_dir, ec);
-  if (ec) return Failed(row, "cannot create " + problem_dir + ": " + ec.message());
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(problem_dir + "/run.db");
-  if (!store.ok()) return Failed(row, store.status().message());
-
-  // An earlier session's run: reuse it when finished, resume it otherwise.
-  std::string run_id = problem.level_dir + "-" + problem.stem;
-  Result<RunRecord> existing = (*store)->GetRun(run_id);
-  if (existing.ok()) {
-    if (existing->problem_sha256 != source->sha256) {
-      return Failed(row, problem.path + " changed since its run in " + problem_dir +
-                             " started; restore it or use another --run-dir");
-    }
-    if (existing->status == RunStatus::kFinished) {
-      row.reused = true;
-      row.status = "finished";
-      Status s = Collect(store->get(), run_id, protocol.rounds, row);
-      return s.ok() ? row : Failed(row, s.message());
-    }
-    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kRunning); !st.ok()) {
-      return Failed(row, "cannot mark the run as running in run.db: " + st.message());
-    }
-  } else {
-    nlohmann::json config = {
-        {"backend", protocol.backend},  {"proposer", protocol.proposer},
-        {"rounds", protocol.rounds},    {"islands", protocol.islands},
-        {"seed_kernel", row.seed_path}, {"seed", protocol.seed},
-        {"trials", protocol.trials},    {"parallel_proposals", protocol.parallel_proposals}};
-    Status s = WriteFileAtomic(problem_dir + "/run.json",
-                               nlohmann::json{{"run_id", run_id}, {"config", config}}.dump(2));
-    RunRecord run;
-    run.id = run_id;
-    run.config = config;
-    run.problem_path = source->path;
-    run.problem_sha256 = source->sha256;
-    run.problem_source = source->source;
-    run.backend = protocol.backend;
-    if (s.ok()) s = (*store)->CreateRun(run);
-    if (!s.ok()) return Failed(row, s.message());
+  RunTarget target{*source, *seed, problem_dir, problem.level_dir + "-" + problem.stem,
+                   std::filesystem::exists(problem_dir + "/run.json")};
+  Result<OpenedRun> run = OpenRun(options, target);
+  if (!run.ok()) return Failed(row, run.status().message());
+  // A run that did all its rounds in an earlier session is taken as it is.
+  if (target.resume && run->record.status == RunStatus::kFinished &&
+      run->record.summary.value("rounds_done", 0) >= options.rounds) {
+    row.reused = true;
+    row.status = "finished";
+    Status s = Collect(run->store.get(), target.run_id, options.rounds, row);
+    return s.ok() ? row : Failed(row, s.message());
   }
-
-  std::unique_ptr<Proposer> proposer;
-  if (protocol.proposer == "tuner") {
-    proposer = std::make_unique<TunerProposer>(protocol.seed);
-  } else {
-    LlmProposerOptions lo;
-    lo.run_id = run_id;
-    lo.model = protocol.proposer == "llm" ? protocol.model : "command";
-    lo.kind = protocol.proposer == "llm" ? ProposerKind::kLlm : ProposerKind::kCommand;
-    lo.max_tokens = protocol.max_tokens;
-    Result<std::unique_ptr<LlmProposer>> p =
-        LlmProposer::Create(shared.llm_client, store->get(), lo);
-    if (!p.ok()) return Failed(row, p.status().message());
-    proposer = std::move(*p);
-  }
-
-  EngineOptions eo;
-  eo.run_id = run_id;
-  eo.problem_path = source->path;
-  eo.problem_source = source->source;
-  eo.seed_path = seed.path;
-  eo.seed_source = seed.source;
-  eo.backend = protocol.backend;
-  eo.hardware = shared.hardware;
-  eo.rounds = protocol.rounds;
-  eo.parallel_proposals = protocol.parallel_proposals;
-  eo.trials = protocol.trials;
-  eo.seed = protocol.seed;
-  eo.archive.num_islands = protocol.islands;
-  eo.archive.seed = protocol.seed;
-  eo.archive.migration_interval = 5;
-  eo.run_dir = problem_dir;
   std::FILE* devnull = std::fopen("/dev/null", "w");
   if (devnull == nullptr) return Failed(row, "cannot open /dev/null");
-  Result<nlohmann::json> summary = Status::Ok();
+  Result<RunOutcome> outcome = Status::Ok();
   {
     Progress progress(devnull, false, problem_dir + "/run.log");
-    Engine engine(eo, store->get(), shared.runner, proposer.get(), &progress);
-    summary = engine.Run();
+    outcome = RunEvolution(options, spec, target, *run, shared, &progress);
     progress.Finish();
   }
   std::fclose(devnull);
-  if (!summary.ok()) {
-    std::string reason = summary.status().message();
-    if (Status st = (*store)->UpdateRunStatus(run_id, RunStatus::kFailed); !st.ok()) {
-      reason += "; and the failed status could not be stored in run.db: " + st.message();
-    }
-    return Failed(row, reason);
-  }
-  bool done = summary->value("rounds_done", 0) >= protocol.rounds &&
-              summary->value("waiting_answers", 0) == 0;
-  if (Status st =
-          (*store)->UpdateRunStatus(run_id, done ? RunStatus::kFinished : RunStatus::kWaiting);
-      !st.ok()) {
-    return Failed(row, "cannot store the run's status in run.db: " + st.message());
-  }
-  row.status = done ? "finished" : "unfinished";
-  Status s = Collect(store->get(), run_id, protocol.rounds, row);
+  if (!outcome.ok()) return Failed(row, outcome.status().message());
+  row.status = outcome->finished ? "finished" : "waiting";
+  row.waiting_answers = outcome->waiting_answers;
+  Status s = Collect(run->store.get(), target.run_id, options.rounds, row);
   return s.ok() ? row : Failed(row, s.message());
 }
 

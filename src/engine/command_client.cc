@@ -11,7 +11,6 @@
 #include "core/subprocess.h"
 #include "engine/llm_proposer.h"
 #include "eval/feedback.h"
-#include "llm/token_estimate.h"
 
 namespace ks {
 namespace {
@@ -82,8 +81,6 @@ class CommandClient : public LlmClient {
     ChatResponse response;
     response.content = std::move(out);
     response.finish_reason = "stop";
-    response.prompt_tokens = EstimateTokens(prompt);
-    response.completion_tokens = EstimateTokens(response.content);
     response.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     response.model = "command";

@@ -24,6 +24,7 @@
 #include "engine/proposer.h"
 #include "eval/runner.h"
 #include "store/store.h"
+#include "usage/llm_usage.h"
 
 namespace ks {
 
@@ -45,6 +46,7 @@ struct EngineOptions {
   double compiled_fitness = 0.01;  // fitness of a compiled but wrong (or hacked) candidate
   int duplicate_retries = 4;       // extra asks of a cheap proposer after a duplicate
   ArchiveOptions archive;
+  LlmPrices prices;     // the summary's LLM cost; none given: no cost figure
   std::string run_dir;  // where best.py and summary.json go; empty: not written
 };
 

@@ -177,29 +177,8 @@ nlohmann::json Engine::Impl::Summary() {
     s["duplicates"] = duplicates;
     s["proposal_failures"] = proposal_failures;
   }
-  nlohmann::json llm = {{"calls", 0},
-                        {"errors", 0},
-                        {"prompt_tokens", 0},
-                        {"completion_tokens", 0},
-                        {"latency_s_total", 0.0}};
-  if (Result<std::vector<LlmCallRecord>> calls = store->LlmCallsOfRun(options.run_id); calls.ok()) {
-    int64_t n = 0, errors = 0, pt = 0, ct = 0;
-    double latency = 0;
-    for (const LlmCallRecord& c : *calls) {
-      ++n;
-      if (!c.error.empty()) ++errors;
-      pt += c.prompt_tokens.value_or(0);
-      ct += c.completion_tokens.value_or(0);
-      latency += c.latency_s;
-    }
-    llm = {{"calls", n},
-           {"errors", errors},
-           {"prompt_tokens", pt},
-           {"completion_tokens", ct},
-           {"latency_s_total", latency},
-           {"latency_s_mean", n > 0 ? latency / static_cast<double>(n) : 0.0}};
-  }
-  s["llm"] = llm;
+  Result<LlmUsage> usage = UsageOfRun(store, options.run_id);
+  s["llm"] = usage.ok() ? usage->ToJson(options.prices) : LlmUsage{}.ToJson(options.prices);
   s["wall_time_s"] =
       wall_before_s +
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

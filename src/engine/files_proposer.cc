@@ -6,7 +6,6 @@
 
 #include "core/file.h"
 #include "engine/llm_proposer.h"
-#include "llm/token_estimate.h"
 
 namespace ks {
 namespace {
@@ -39,8 +38,6 @@ class FilesProposer : public LlmProposer {
     ChatResponse response;
     response.content = std::move(*answer);
     response.finish_reason = "stop";
-    response.prompt_tokens = EstimateTokens(prompt);
-    response.completion_tokens = EstimateTokens(response.content);
     response.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     response.model = "files";

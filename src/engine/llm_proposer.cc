@@ -104,8 +104,7 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
       call.error = response.status().message();
       if (Result<int64_t> stored = store_->RecordLlmCall(call); !stored.ok()) {
         return Status::IOError("LLM call failed (" + response.status().message() +
-                               ") and could not be stored in run.db: " +
-                               stored.status().message());
+                               ") and could not be stored in run.db: " + stored.status().message());
       }
       if (Status gave_up = client_ ? client_->GaveUp() : Status::Ok(); !gave_up.ok()) {
         return StopRunStatus(gave_up.message() + "; once it answers again, continue with --resume");
@@ -113,8 +112,10 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& context) {
       return Status::IOError("LLM call failed: " + response.status().message());
     }
     call.completion = response->content;
-    call.prompt_tokens = response->prompt_tokens;
-    call.completion_tokens = response->completion_tokens;
+    if (response->usage_reported) {  // else usage/llm_usage.h estimates them from the text
+      call.prompt_tokens = response->prompt_tokens;
+      call.completion_tokens = response->completion_tokens;
+    }
     call.latency_s = response->latency_s;
     call.attempt = std::max(response->attempts, 1);
     if (!response->model.empty()) call.model = response->model;

@@ -89,7 +89,8 @@ Result<std::unique_ptr<Proposer>> MakeProposer(const ProposerSpec& spec, Store* 
       return Status::InvalidArgument(
           "--proposer llm needs --llm-url URL --model NAME or --llm URL,MODEL[,WEIGHT]");
     }
-    Result<std::shared_ptr<LlmClient>> client = MakeLlmClient(spec);
+    Result<std::shared_ptr<LlmClient>> client =
+        spec.client ? Result<std::shared_ptr<LlmClient>>(spec.client) : MakeLlmClient(spec);
     if (!client.ok()) return client.status();
     lo.model = spec.llms.size() == 1 ? spec.llms[0].model : "ensemble";
     Result<std::unique_ptr<LlmProposer>> p = LlmProposer::Create(*client, store, lo);
@@ -99,8 +100,9 @@ Result<std::unique_ptr<Proposer>> MakeProposer(const ProposerSpec& spec, Store* 
     if (spec.command.empty()) return Status::InvalidArgument("--proposer command needs --command");
     lo.model = "command";
     lo.kind = ProposerKind::kCommand;
-    Result<std::unique_ptr<LlmProposer>> p =
-        LlmProposer::Create(MakeCommandClient(spec.command, spec.command_timeout_s), store, lo);
+    Result<std::unique_ptr<LlmProposer>> p = LlmProposer::Create(
+        spec.client ? spec.client : MakeCommandClient(spec.command, spec.command_timeout_s), store,
+        lo);
     if (!p.ok()) return p.status();
     made = std::unique_ptr<Proposer>(std::move(*p));
   } else if (spec.kind == "files") {

@@ -47,6 +47,9 @@ struct ProposerSpec {
   LlmLimits limits;
   double tuner_ratio = 0;  // share of proposals given to the tuner (not for kind tuner)
   uint64_t seed = 42;
+  // Kinds llm and command: this client instead of one made from `llms` or `command` (one client
+  // shared by several runs); null: made here.
+  std::shared_ptr<LlmClient> client;
 };
 
 // The client of spec.llms: one endpoint behind a dead-endpoint guard (a run stops with the

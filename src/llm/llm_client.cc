@@ -231,6 +231,13 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
     return Status::InvalidArgument("chat request without messages");
   }
   ChatRequest sent = request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = reasoning_params_.find(model); it != reasoning_params_.end()) {
+      sent.max_completion_tokens = sent.max_completion_tokens || it->second.first;
+      sent.default_sampling = sent.default_sampling || it->second.second;
+    }
+  }
   if (int64_t context = ContextTokens(model); context > 0) {
     Result<int> fit = FitMaxTokens(sent.max_tokens, context, EstimatePromptTokens(sent.messages));
     if (!fit.ok()) {
@@ -290,6 +297,20 @@ Result<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
                                          ErrorBodyMessage(a.body)));
       retryable = true;
       wait = a.retry_after;
+    } else if (ParamRejection pr = ParseParamRejection(a.body);
+               (pr == ParamRejection::kMaxTokens && !sent.max_completion_tokens) ||
+               (pr == ParamRejection::kSampling && !sent.default_sampling)) {
+      // A reasoning model: the request again in the form the server names, for this model
+      // from now on; not a transient fault, so the retry budget stays.
+      (pr == ParamRejection::kMaxTokens ? sent.max_completion_tokens : sent.default_sampling) =
+          true;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        reasoning_params_[model] = {sent.max_completion_tokens, sent.default_sampling};
+      }
+      body = BuildChatRequestBody(sent, model);
+      --attempt;
+      continue;
     } else if (std::optional<ContextExceeded> ce = ParseContextExceeded(a.body)) {
       // Once: max_tokens shrunk to what the server says is left (half when it does not say).
       int64_t room = ce->context > 0 && ce->prompt_tokens

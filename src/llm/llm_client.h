@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -36,6 +37,10 @@ struct ChatRequest {
   int max_tokens = 32768;
   std::string model;              // empty: the client's default model
   std::vector<std::string> stop;  // stop sequences; empty: none sent
+  // Reasoning models of OpenAI take the cap as `max_completion_tokens` and only their default
+  // sampling; OpenAiClient switches these on when the server's 400 says so (once per model).
+  bool max_completion_tokens = false;  // send max_tokens as max_completion_tokens
+  bool default_sampling = false;       // send no temperature and top_p
 };
 
 struct ChatResponse {
@@ -44,11 +49,12 @@ struct ChatResponse {
   std::string finish_reason;      // "stop", "length", ... as the server said
   int64_t prompt_tokens = 0;      // from `usage`; 0 when the server does not report it
   int64_t completion_tokens = 0;
-  double latency_s = 0;  // wall time of the call, retries and waits included
-  std::string model;     // the model that answered (the server's name for it)
-  int attempts = 0;      // HTTP attempts made, 1 when the first succeeded
-  bool capped = false;   // content was cut to OpenAiClientOptions::max_completion_chars
-  int max_tokens = 0;    // max_tokens as sent: the request's, capped to the model's context
+  bool usage_reported = false;  // the server reported the token counts (`usage`)
+  double latency_s = 0;         // wall time of the call, retries and waits included
+  std::string model;            // the model that answered (the server's name for it)
+  int attempts = 0;             // HTTP attempts made, 1 when the first succeeded
+  bool capped = false;          // content was cut to OpenAiClientOptions::max_completion_chars
+  int max_tokens = 0;           // max_tokens as sent: the request's, capped to the model's context
 };
 
 // The seam proposers hold. Complete returns the completion or a Status whose message a user can
@@ -132,6 +138,8 @@ class OpenAiClient final : public LlmClient {
   int in_flight_ = 0;
   std::vector<void*> idle_handles_;          // reused so connections stay alive
   std::map<std::string, int64_t> contexts_;  // model -> ContextTokens' answer
+  // model -> the parameter forms its server asked for (reasoning models, see ChatRequest)
+  std::map<std::string, std::pair<bool, bool>> reasoning_params_;
   std::mt19937_64 rng_;
 };
 

@@ -103,5 +103,29 @@ TEST_F(LlmContextTest, ARejectionThatStillDoesNotFitSaysWhichFlagsToUse) {
   EXPECT_EQ(server_->requests().size(), 1u);  // 2048 - 1504 leaves too little to retry
 }
 
+TEST_F(LlmContextTest, ReasoningModelGetsMaxCompletionTokensAndItsDefaultSampling) {
+  server_->SetReasoningModelParams(true);
+  ScriptedReply reply = ScriptedReply::Completion("<think>plan</think>\nthe answer");
+  reply.reasoning_content = "a long chain of thought";
+  server_->Push(reply);
+  server_->Push(ScriptedReply::Completion("second"));
+  std::unique_ptr<OpenAiClient> client = Client();
+  ChatRequest request = Prompt(100);
+  request.max_tokens = 4096;
+  Result<ChatResponse> r = client->Complete(request);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->reasoning_content, "a long chain of thought");
+  EXPECT_EQ(r->attempts, 1) << "rejected forms are not transient faults";
+  std::vector<RecordedRequest> sent = server_->requests();
+  ASSERT_EQ(sent.size(), 3u);  // max_tokens rejected, then temperature rejected, then answered
+  nlohmann::json last = nlohmann::json::parse(sent[2].body);
+  EXPECT_EQ(last["max_completion_tokens"], 4096);
+  EXPECT_FALSE(last.contains("max_tokens"));
+  EXPECT_FALSE(last.contains("temperature"));
+  // the model's form is remembered: the next call goes through at once
+  ASSERT_TRUE(client->Complete(request).ok());
+  EXPECT_EQ(server_->requests().size(), 4u);
+}
+
 }  // namespace
 }  // namespace ks

@@ -36,15 +36,33 @@ std::string BuildChatRequestBody(const ChatRequest& request, const std::string& 
   for (const ChatMessage& m : request.messages) {
     messages.push_back({{"role", m.role}, {"content", m.content}});
   }
-  json body = {{"model", request.model.empty() ? default_model : request.model},
-               {"messages", std::move(messages)},
-               {"temperature", request.temperature},
-               {"top_p", request.top_p},
-               {"max_tokens", request.max_tokens},
-               {"stream", false}};
+  json body = {
+      {"model", request.model.empty() ? default_model : request.model},
+      {"messages", std::move(messages)},
+      {request.max_completion_tokens ? "max_completion_tokens" : "max_tokens", request.max_tokens},
+      {"stream", false}};
+  if (!request.default_sampling) {
+    body["temperature"] = request.temperature;
+    body["top_p"] = request.top_p;
+  }
   if (!request.stop.empty()) body["stop"] = request.stop;
   // Invalid UTF-8 in a prompt (a candidate's bytes) is replaced rather than thrown on.
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+ParamRejection ParseParamRejection(std::string_view body) {
+  const std::string message = ErrorBodyMessage(body);
+  if (message.find("max_completion_tokens") != std::string::npos) {
+    return ParamRejection::kMaxTokens;
+  }
+  if ((message.find("Unsupported value") != std::string::npos ||
+       message.find("unsupported_value") != std::string::npos ||
+       message.find("not supported") != std::string::npos) &&
+      (message.find("'temperature'") != std::string::npos ||
+       message.find("'top_p'") != std::string::npos)) {
+    return ParamRejection::kSampling;
+  }
+  return ParamRejection::kNone;
 }
 
 std::string QuoteBodyStart(std::string_view body, size_t n) {
@@ -106,6 +124,7 @@ Result<ChatResponse> ParseChatResponse(std::string_view body, size_t max_chars,
   if (auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
     r.prompt_tokens = IntField(*usage, "prompt_tokens");
     r.completion_tokens = IntField(*usage, "completion_tokens");
+    r.usage_reported = usage->contains("prompt_tokens") || usage->contains("completion_tokens");
   }
   if (r.content.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::Protocol(fmt::format(

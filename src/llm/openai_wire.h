@@ -23,6 +23,12 @@ std::string BuildChatRequestBody(const ChatRequest& request, const std::string& 
 Result<ChatResponse> ParseChatResponse(std::string_view body, size_t max_chars,
                                        const std::string& url);
 
+// What a 400 says the model does not take, in OpenAI's words for its reasoning models:
+// "Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead." (kMaxTokens),
+// "Unsupported value: 'temperature' does not support 0.6 with this model" (kSampling).
+enum class ParamRejection { kNone, kMaxTokens, kSampling };
+ParamRejection ParseParamRejection(std::string_view body);
+
 // The server's own words from an error body: error.message, message or detail when the body
 // is such JSON, else the body's first 200 characters, quoted.
 std::string ErrorBodyMessage(std::string_view body);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace ks {
 namespace {
 
@@ -29,6 +31,15 @@ TEST(LlmWireTest, ReadsReasoningFieldAndRejectsNullContent) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->reasoning_content, "hmm");
   EXPECT_EQ(r->prompt_tokens, 0) << "no usage reported";
+  EXPECT_FALSE(r->usage_reported);
+  Result<ChatResponse> with_usage = ParseChatResponse(
+      R"({"choices":[{"message":{"content":"hi"}}],
+          "usage":{"prompt_tokens":12,"completion_tokens":3}})",
+      100, "u");
+  ASSERT_TRUE(with_usage.ok());
+  EXPECT_TRUE(with_usage->usage_reported);
+  EXPECT_EQ(with_usage->prompt_tokens, 12);
+  EXPECT_EQ(with_usage->completion_tokens, 3);
   Result<ChatResponse> null_content = ParseChatResponse(
       R"({"choices":[{"message":{"content":null},"finish_reason":"length"}]})", 100, "u");
   ASSERT_FALSE(null_content.ok());
@@ -36,6 +47,26 @@ TEST(LlmWireTest, ReadsReasoningFieldAndRejectsNullContent) {
   Result<ChatResponse> not_chat = ParseChatResponse(R"({"object":"list","data":[]})", 100, "u");
   ASSERT_FALSE(not_chat.ok());
   EXPECT_EQ(not_chat.status().code(), Status::Code::kProtocol);
+}
+
+TEST(LlmWireTest, ReasoningModelParameterForms) {
+  EXPECT_EQ(
+      ParseParamRejection(R"({"error":{"message":"Unsupported parameter: 'max_tokens' is not )"
+                          R"(supported with this model. Use 'max_completion_tokens' instead."}})"),
+      ParamRejection::kMaxTokens);
+  EXPECT_EQ(ParseParamRejection(R"({"error":{"message":"Unsupported value: 'temperature' does not )"
+                                R"(support 0.6 with this model."}})"),
+            ParamRejection::kSampling);
+  EXPECT_EQ(ParseParamRejection(R"({"error":{"message":"bad request"}})"), ParamRejection::kNone);
+  ChatRequest r;
+  r.messages = {{"user", "hi"}};
+  r.max_tokens = 100;
+  r.max_completion_tokens = true;
+  r.default_sampling = true;
+  nlohmann::json body = nlohmann::json::parse(BuildChatRequestBody(r, "o3"));
+  EXPECT_EQ(body["max_completion_tokens"], 100);
+  EXPECT_FALSE(body.contains("max_tokens") || body.contains("temperature") ||
+               body.contains("top_p"));
 }
 
 }  // namespace

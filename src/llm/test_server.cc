@@ -65,6 +65,32 @@ std::optional<std::string> ContextError(const std::string& request_body, int64_t
       .dump();
 }
 
+// OpenAI's rejection of the parameters its reasoning models do not take.
+std::optional<std::string> ReasoningParamError(const std::string& request_body) {
+  json req = json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  if (!req.is_object()) return std::nullopt;
+  auto error = [](const std::string& message, const std::string& param, const std::string& code) {
+    return json({{"error",
+                  {{"message", message},
+                   {"type", "invalid_request_error"},
+                   {"param", param},
+                   {"code", code}}}})
+        .dump();
+  };
+  if (req.contains("max_tokens")) {
+    return error(
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+        "'max_completion_tokens' instead.",
+        "max_tokens", "unsupported_parameter");
+  }
+  if (req.contains("temperature") && req["temperature"] != 1) {
+    return error("Unsupported value: 'temperature' does not support " + req["temperature"].dump() +
+                     " with this model. Only the default (1) value is supported.",
+                 "temperature", "unsupported_value");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ScriptedReply ScriptedReply::Completion(std::string text, double delay_s) {
@@ -165,6 +191,11 @@ void TestLlmServer::SetFallback(ScriptedReply reply) {
   fallback_ = std::move(reply);
 }
 
+void TestLlmServer::SetReasoningModelParams(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reasoning_params_ = on;
+}
+
 void TestLlmServer::SetContextLimit(int64_t tokens, bool advertise) {
   std::lock_guard<std::mutex> lock(mu_);
   context_limit_ = tokens;
@@ -197,9 +228,13 @@ void TestLlmServer::Handle(const void* request, void* response) {
       requests_.push_back(std::move(rec));
       std::optional<std::string> too_long =
           context_limit_ > 0 ? ContextError(req.body, context_limit_) : std::nullopt;
+      std::optional<std::string> rejected =
+          reasoning_params_ ? ReasoningParamError(req.body) : std::nullopt;
       if (req.path != "/v1/chat/completions") {
         reply = ScriptedReply::HttpError(
             404, "", json({{"error", {{"message", "no route " + req.path}}}}).dump());
+      } else if (rejected) {
+        reply = ScriptedReply::HttpError(400, "", *rejected);
       } else if (too_long) {
         reply = ScriptedReply::HttpError(400, "", *too_long);
       } else if (!script_.empty()) {

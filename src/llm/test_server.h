@@ -78,6 +78,11 @@ class TestLlmServer {
   // whose messages (bytes / 4) plus max_tokens exceed it is answered 400 in vLLM's words
   // (not taken from the script). With `advertise`, GET /v1/models says max_model_len.
   void SetContextLimit(int64_t tokens, bool advertise);
+  // Serves like an OpenAI reasoning model: a chat request with `max_tokens` is answered 400
+  // "Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead.", one with a
+  // temperature other than 1 is answered 400 "Unsupported value: 'temperature' ...", both in
+  // OpenAI's words (not taken from the script).
+  void SetReasoningModelParams(bool on);
   int models_requests() const { return models_requests_.load(); }  // GETs of /v1/models
 
   int port() const { return port_; }
@@ -102,6 +107,7 @@ class TestLlmServer {
   std::vector<RecordedRequest> requests_;
   int64_t context_limit_ = 0;
   bool advertise_context_ = false;
+  bool reasoning_params_ = false;
   std::atomic<int> models_requests_{0};
 
   std::atomic<int> concurrent_{0};

@@ -143,29 +143,39 @@ std::string Kernels(const ReportData& d) {
 std::string Llm(const ReportData& d) {
   std::vector<std::vector<std::string>> rows;
   LlmUsage total;
-  auto row = [](const std::string& name, const LlmUsage& u) {
+  auto row = [&](const std::string& name, const LlmUsage& u) {
+    std::optional<double> cost = u.CostUsd(d.prices);
     return std::vector<std::string>{
         name,
         std::to_string(u.calls),
         std::to_string(u.errors),
         std::to_string(u.prompt_tokens),
         std::to_string(u.completion_tokens),
+        u.estimated_calls > 0
+            ? fmt::format("{} calls: {} + {}", u.estimated_calls, u.estimated_prompt_tokens,
+                          u.estimated_completion_tokens)
+            : "-",
         fmt::format("{:.1f}", u.latency_s_total),
-        u.calls > 0 ? fmt::format("{:.2f}", u.latency_s_total / static_cast<double>(u.calls))
-                    : "-"};
+        u.calls > 0 ? fmt::format("{:.2f}", u.latency_s_total / static_cast<double>(u.calls)) : "-",
+        cost ? fmt::format("{:.4f}", *cost) : "-"};
   };
   for (const ProblemReport& p : d.problems) {
     rows.push_back(row(p.name, p.llm));
-    total.calls += p.llm.calls;
-    total.errors += p.llm.errors;
-    total.prompt_tokens += p.llm.prompt_tokens;
-    total.completion_tokens += p.llm.completion_tokens;
-    total.latency_s_total += p.llm.latency_s_total;
+    total.Add(p.llm);
   }
   rows.push_back(row("total", total));
-  return "<h2>LLM usage</h2>\n" +
+  std::string note =
+      "<p class=\"muted\">Tokens are the server's counts (its <code>usage</code>); where it "
+      "gave none (files and command proposers, servers without <code>usage</code>) they are "
+      "estimated from the text at 4 bytes a token, shown apart as estimated. Cost: " +
+      (d.prices.given() ? fmt::format("USD at {} per million prompt and {} per million "
+                                      "completion tokens.",
+                                      d.prices.in_per_mtok, d.prices.out_per_mtok)
+                        : std::string("no prices given (--price-in, --price-out).")) +
+      "</p>\n";
+  return "<h2>LLM usage</h2>\n" + note +
          HtmlTable({"problem", "calls", "errors", "prompt tokens", "completion tokens",
-                    "latency total (s)", "latency mean (s)"},
+                    "of them estimated", "latency total (s)", "latency mean (s)", "cost (USD)"},
                    rows);
 }
 

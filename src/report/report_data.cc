@@ -67,17 +67,15 @@ void ReadRunDb(const std::string& dir, const std::string& run_id, const std::str
     p.base_code = base->code;
     p.base_label = (base == seed ? "seed " : "first correct ") + base->id;
   }
-  Result<std::vector<LlmCallRecord>> calls = (*store)->LlmCallsOfRun(run_id);
-  if (calls.ok()) {
-    p.llm = LlmUsage{};
-    for (const LlmCallRecord& c : *calls) {
-      ++p.llm.calls;
-      if (!c.error.empty()) ++p.llm.errors;
-      p.llm.prompt_tokens += c.prompt_tokens.value_or(0);
-      p.llm.completion_tokens += c.completion_tokens.value_or(0);
-      p.llm.latency_s_total += c.latency_s;
-    }
-  }
+  if (Result<LlmUsage> usage = UsageOfRun(store->get(), run_id); usage.ok()) p.llm = *usage;
+}
+
+// --price-in / --price-out as the protocol (or the run's config) recorded them.
+LlmPrices PricesOf(const json& protocol) {
+  auto price = [&](const char* key) {
+    return protocol.contains(key) && protocol[key].is_number() ? protocol[key].get<double>() : 0.0;
+  };
+  return {price("price_in"), price("price_out")};
 }
 
 std::string RunIdOf(const std::string& dir, const json& summary) {
@@ -188,6 +186,7 @@ Result<ReportData> LoadReportData(const std::string& run_dir) {
       return Status::InvalidArgument(run_dir + "/bench.json: not valid JSON");
     }
     LoadBench(*bench, data);
+    data.prices = PricesOf(data.protocol);
     return data;
   }
   if (fs::exists(run_dir + "/summary.json")) {
@@ -197,6 +196,7 @@ Result<ReportData> LoadReportData(const std::string& run_dir) {
     }
     Status s = LoadSingleRun(*summary, data);
     if (!s.ok()) return s;
+    data.prices = PricesOf(data.protocol);
     return data;
   }
   return Status::InvalidArgument(run_dir +

@@ -10,21 +10,14 @@
 #include <vector>
 
 #include "core/status.h"
+#include "usage/llm_usage.h"
 
 namespace ks {
-
-struct LlmUsage {
-  int64_t calls = 0;
-  int64_t errors = 0;
-  int64_t prompt_tokens = 0;
-  int64_t completion_tokens = 0;
-  double latency_s_total = 0;
-};
 
 struct ProblemReport {
   std::string name;  // "level1/19_ReLU" (or the run id of a single run)
   int level = 0;
-  std::string status;  // finished, skipped, failed, unfinished
+  std::string status;  // finished, skipped, failed, waiting
   std::string reason;
   std::optional<double> seed_speedup;
   std::optional<double> best_speedup;
@@ -44,7 +37,8 @@ struct ReportData {
   std::string run_dir;
   bool is_bench = false;
   std::string kernelsmith_version;
-  nlohmann::json protocol = nlohmann::json::object();
+  nlohmann::json protocol = nlohmann::json::object();  // bench protocol or the run's config
+  LlmPrices prices;                                    // protocol's price_in / price_out
   nlohmann::json bench_device = nlohmann::json::object();
   // Group name ("level1", ..., "overall") → GroupMetricsToJson's object.
   std::vector<std::pair<std::string, nlohmann::json>> groups;

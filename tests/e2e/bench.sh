@@ -72,12 +72,23 @@ else
 fi
 
 # 4. An LLM bench sets up its client as evolve does: the prompts name the device the worker
-# reports, and a dead endpoint fails the problems quickly instead of spinning through rounds.
+# reports. Options come from --config (YAML) with flags winning: the config's prompt templates
+# are used and its rounds give way to --rounds. Usage in bench.json matches the server's.
 python3 tests/e2e/data/context_llm.py 65536 1 tests/e2e/data/replies/1.txt "$tmp/llm.log" \
   "$tmp/llm.port" &
 llm_pid=$!
 for _ in $(seq 50); do [ -f "$tmp/llm.port" ] && break; sleep 0.1; done
-check bench-llm-run 0 'overall' -- "$KS" bench $suite --rounds 1 $fast --run-dir "$tmp/llm" \
+mkdir -p "$tmp/prompts/cpu"
+{ echo "MARKER-FROM-BENCH-CONFIG"; cat prompts/cpu/user.md; } >"$tmp/prompts/cpu/user.md"
+cat >"$tmp/bench.yaml" <<YAML
+rounds: 3
+prompts: $tmp/prompts
+migration_interval: 7
+price_in: 1.5
+price_out: 6
+YAML
+check bench-llm-run 0 'LLM: [0-9]+ call.*cost \$' -- "$KS" bench $suite --rounds 1 $fast \
+  --run-dir "$tmp/llm" --config "$tmp/bench.yaml" \
   --llm-url "http://127.0.0.1:$(cat "$tmp/llm.port")/v1" --model m
 kill "$llm_pid" 2>/dev/null
 wait "$llm_pid" 2>/dev/null
@@ -89,6 +100,84 @@ assert bodies and not any("the target device" in t for t in text), "a prompt wit
 assert all("cores)" in t for t in text), "the worker's CPU is not named"
 print("ok")
 PY
+check bench-config-and-flags 0 '^ok$' -- python3 - "$tmp/llm" "$tmp/llm.log.requests" <<'PY'
+import json, sys
+run, requests = sys.argv[1], sys.argv[2]
+bodies = [json.loads(line) for line in open(requests)]
+evolution = [b for b in bodies if "# Current program" in b["messages"][-1]["content"]]
+assert evolution, "no evolution prompt"
+assert all("MARKER-FROM-BENCH-CONFIG" in b["messages"][-1]["content"] for b in evolution), \
+    "the config's prompt templates were not used"
+bench = json.load(open(run + "/bench.json"))
+assert bench["protocol"]["rounds"] == 1 and bench["protocol"]["migration_interval"] == 7
+problem = run + "/problems/level1/1_ColSum"
+assert json.load(open(problem + "/run.json"))["config"]["migration_interval"] == 7
+assert json.load(open(problem + "/summary.json"))["rounds_done"] == 1, "--rounds did not win"
+print("ok")
+PY
+check bench-usage 0 '^ok$' -- python3 - "$tmp/llm" "$tmp/llm.log" tests/e2e/data/replies/1.txt <<'PY'
+import json, sys
+run, log, reply = sys.argv[1], sys.argv[2], sys.argv[3]
+# what the server reported: usage of each answered request (its messages / 4, reply / 4)
+statuses = [line.split()[1] for line in open(log)]
+bodies = [json.loads(line) for line in open(log + ".requests")]
+answered = [b for b, s in zip(bodies, statuses) if s == "200"]
+prompt = sum(sum(len(m["content"]) for m in b["messages"]) // 4 for b in answered)
+completion = len(answered) * (len(open(reply).read()) // 4)
+bench = json.load(open(run + "/bench.json"))
+u = bench["usage"]
+assert u["calls"] == len(answered), (u, len(answered))
+assert (u["prompt_tokens"], u["completion_tokens"]) == (prompt, completion), (u, prompt, completion)
+assert u["tokens"] == "reported" and u["estimated_calls"] == 0, u
+assert abs(u["cost_usd"] - (prompt * 1.5 + completion * 6) / 1e6) < 1e-9, u
+assert u["latency_s_total"] > 0
+rows = bench["problems"]
+assert sum(r["llm"]["calls"] for r in rows) == u["calls"]
+assert sum(r["llm"]["prompt_tokens"] for r in rows) == prompt
+for r in rows:
+    s = json.load(open(r["run_dir"] + "/summary.json"))["llm"]
+    assert s["prompt_tokens"] == r["llm"]["prompt_tokens"] and s["cost_usd"] is not None, (s, r)
+print("ok")
+PY
+
+# 5. The files proposer over a whole suite: every problem's prompts of a round land in one
+# folder; bench exits 3 until they are answered; --resume evaluates the answers and writes the
+# next round's prompts; after the last round the bench finishes.
+files="--proposer files --exchange-dir $tmp/exchange"
+check bench-files-waits 3 'waiting for 4 answers in .*--resume --run-dir' -- \
+  "$KS" bench $suite --rounds 2 $fast $files --run-dir "$tmp/files"
+answer_all() {  # answers every open prompt with the cpu seed at BLOCK = $1
+  for p in "$tmp"/exchange/*.prompt.md; do
+    a="${p%.prompt.md}.answer.md"
+    [ -e "$a" ] && continue
+    { echo 'Wider column blocks.'; echo '```python'
+      sed "s/^BLOCK = 1 .*/BLOCK = $1/" examples/colsum/cpu_seed.py; echo '```'; } >"$a"
+  done
+}
+check bench-files-round1-prompts 0 '^4$' -- sh -c "ls '$tmp/exchange' | grep -c 'r1-s[01].prompt.md'"
+check bench-files-prompts-name-the-device 0 '^4$' -- \
+  sh -c "grep -l 'cores)' '$tmp'/exchange/*-r1-*.prompt.md | wc -l"
+answer_all 64
+check bench-files-round2 3 'waiting for 4 answers' -- \
+  "$KS" bench $suite --resume --run-dir "$tmp/files"
+check bench-files-round2-prompts 0 '^4$' -- sh -c "ls '$tmp/exchange' | grep -c 'r2-s[01].prompt.md'"
+answer_all 256
+check bench-files-done 0 '^overall +2 +0 +100\.0%' -- \
+  "$KS" bench $suite --resume --run-dir "$tmp/files"
+check bench-files-json 0 '^ok$' -- python3 - "$tmp/files/bench.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["protocol"]["proposer"] == "files", b["protocol"]
+for r in b["problems"]:
+    assert r["status"] == "finished" and r["rounds_done"] == 2, r
+    assert r["best_speedup"] > 0 and r["llm"]["calls"] == 4, r
+u = b["usage"]
+assert u["calls"] == 8 and u["tokens"] == "estimated" and u["estimated_calls"] == 8, u
+assert u["prompt_tokens"] == u["estimated_prompt_tokens"] > 0 and u["cost_usd"] is None, u
+print("ok")
+PY
+
+# A dead endpoint fails the problems quickly instead of spinning through rounds.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start=$(date +%s)
 check bench-dead-endpoint 1 'the run cannot go on: LLM endpoint .* unreachable' -- \
