@@ -199,3 +199,30 @@ def peaks(dev: torch.device, gpu: dict[str, Any] | None = None) -> dict[str, Any
     out.update({"device": name, "cached": cached,
                 "datasheet": datasheet_for(name) if dev.type == "cuda" else None})
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m kernelsmith_worker.device_peaks [--fresh]`: prints the peaks of the visible
+    device (GPU 0, else the CPU) as JSON; --fresh measures again and rewrites the cache."""
+    import argparse
+    import sys
+
+    from kernelsmith_worker.device import apply_cpu_threads, cpu_threads, cuda_device_info
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--fresh", action="store_true", help="measure even when cached")
+    args = ap.parse_args(argv)
+    cuda = torch.cuda.is_available()
+    dev = torch.device("cuda", 0) if cuda else torch.device("cpu")
+    gpu = cuda_device_info(0) if cuda else None
+    if not cuda:  # the threads a CPU evaluation gets ($KS_CPU_THREADS)
+        apply_cpu_threads(cpu_threads())
+    if args.fresh:
+        write_cached(device_key(dev, gpu), measure(dev))
+    json.dump(peaks(dev, gpu), sys.stdout, indent=2, sort_keys=True)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -148,9 +148,14 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
     }
   }
   if (auto rl = j.find("roofline"); rl != j.end()) {
+    // A malformed roofline loses only itself: the evaluation stands, the reason is kept.
     Result<std::optional<Roofline>> roofline = ParseRoofline(*rl, r.ref_us, r.cand_us);
-    if (!roofline.ok()) return roofline.status();
-    r.roofline = *roofline;
+    if (roofline.ok()) {
+      r.roofline = *roofline;
+    } else {
+      r.roofline = Roofline{};
+      r.roofline->error = roofline.status().message();
+    }
   }
   if (auto st = j.find("stages"); st != j.end() && st->is_object()) r.stages = *st;
   if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;

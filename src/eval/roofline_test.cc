@@ -125,6 +125,12 @@ TEST(RooflineTest, MalformedPartsAreProtocolErrorsNamingTheField) {
   r = ParseRoofline(j, 1.0, 1.0);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("peaks.bw_bytes_per_s"), std::string::npos);
+  // In an EvalResult the evaluation stands and the roofline keeps the reason.
+  auto result = EvalResult::FromJson({{"status", "ok"}, {"roofline", j}});
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->roofline);
+  EXPECT_NE(result->roofline->error.find("peaks.bw_bytes_per_s"), std::string::npos);
+  EXPECT_FALSE(result->roofline->has_floor());
   auto none = ParseRoofline(nullptr, 1.0, 1.0);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
