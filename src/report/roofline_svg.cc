@@ -15,7 +15,7 @@ std::string Pct(double v) {
 }
 
 constexpr int kWidth = 360, kHeight = 240;
-constexpr double kLeft = 62, kRight = 16, kTop = 30, kBottom = 42;
+constexpr double kLeft = 62, kRight = 26, kTop = 30, kBottom = 42;
 constexpr const char* kColors[] = {"#888", "#d62728", "#1f77b4"};
 
 std::string Open(const std::string& title) {
