@@ -15,10 +15,18 @@ from typing import Any
 
 
 def _load(path: Path) -> tuple[Any, str]:
+    """The file as one JSON value, else its last line as one (`eval --repeat` prints lines)."""
     try:
-        text = path.read_text(encoding="utf-8").strip().splitlines()
-        return json.loads(text[-1]), ""
-    except (OSError, ValueError, IndexError) as e:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as e:
+        return None, f"{path.name}: {e}"
+    try:
+        return json.loads(text), ""
+    except ValueError:
+        pass
+    try:
+        return json.loads(text.splitlines()[-1]), ""
+    except (ValueError, IndexError) as e:
         return None, f"{path.name}: {e}"
 
 
