@@ -26,6 +26,7 @@ test-e2e: all
 	bash tests/e2e/evolve.sh $(BUILD)/kernelsmith
 	bash tests/e2e/bench.sh $(BUILD)/kernelsmith
 	bash tests/e2e/report.sh $(BUILD)/kernelsmith
+	bash tests/e2e/roofline.sh $(BUILD)/kernelsmith
 	bash tests/e2e/export.sh $(BUILD)/kernelsmith
 	bash tests/e2e/curate.sh $(BUILD)/kernelsmith
 	bash tests/e2e/serve.sh $(BUILD)/kernelsmith

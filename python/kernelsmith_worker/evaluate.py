@@ -33,6 +33,7 @@ from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Proble
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
+from kernelsmith_worker.roofline import RooflineCache, RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
 from kernelsmith_worker.stress import normwise_rel_error
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
@@ -70,6 +71,7 @@ class WorkerContext:
     time_pair: TimePair | None = None
     timing_unavailable: str = "timing module not loaded"
     device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
+    roofline: RooflineCache = field(default_factory=RooflineCache)
 
 
 # A timed check of the problem's own distribution allows this many times the candidate's
@@ -97,6 +99,7 @@ class _Evaluation:
     baseline_model: torch.nn.Module | None = None
     ref_model: torch.nn.Module | None = None
     reference_kernels: frozenset[str] | None = None  # what the reference ran before import
+    roofline: RooflineProbe | None = None  # the speed-of-light record (timed requests)
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -148,6 +151,9 @@ class _Evaluation:
                         default_budget(self.dev))
         with self._reference_recorded():
             trials.prepare(max(req.trials, 2))
+        if req.timing:  # roofline: the reference's work, before any candidate code runs
+            self.roofline = RooflineProbe(ctx.roofline, self.dev, ctx.gpu_info)
+            self.roofline.reference(problem.sha256, self.ref_model, trials.pristine(0).inputs)
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
@@ -353,6 +359,8 @@ class _Evaluation:
 
         self.events.acquire_lease()
         try:
+            if self.roofline is not None:  # the device's peaks: measured once, under the lease
+                self.roofline.device()
             rec = self.begin("timing")
             try:
                 # against a baseline the reference side is another candidate: not read
@@ -421,7 +429,22 @@ class _Evaluation:
         self.audit(self.ctx.backends[self.req.backend], candidate, runner, trials, outcome)
         if self.failed() or rejects(self.findings) or not self.req.timing:
             return
+        self._candidate_work(runner, trials)
+        if self.failed():
+            return
         self.time(ref_model, runner, trials)
+
+    def _candidate_work(self, runner: CandidateRunner, trials: Trials) -> None:
+        """Roofline: the work torch ops do in the candidate's forward (lazy optimization)."""
+        if self.roofline is None:
+            return
+        try:
+            self.roofline.candidate(runner, trials.pristine(0).inputs, self.ctx.recorder.in_kernel)
+        except (Hacked, EngineGone):
+            raise
+        except BaseException as e:  # noqa: BLE001 - candidate code may raise anything
+            self.fail("runtime_error", f"while its torch ops were counted, ModelNew.forward "
+                      f"raised {errors.describe(e)}", errors.is_cuda_poison(e))
 
     # --- result ------------------------------------------------------------------------------
     def result(self) -> dict[str, Any]:
@@ -459,7 +482,14 @@ class _Evaluation:
             "findings": self.findings,
             "stages": self.stages,
             "device": result_device(self.dev, self.ctx.gpu_info),
+            "roofline": self._roofline_record(),
         }
+
+    def _roofline_record(self) -> dict[str, Any] | None:
+        if self.roofline is None:
+            return None
+        share = (self.stages.get("audit") or {}).get("custom_device_share")
+        return self.roofline.record(share if self.dev.type == "cuda" else None)
 
 
 def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict[str, Any], bool]:

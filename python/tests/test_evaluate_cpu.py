@@ -11,7 +11,7 @@ from conftest import CASES, SOFTMAX, kinds, run_eval
 from kernelsmith_worker.protocol import to_json_safe
 
 RESULT_KEYS = {"status", "message", "backend", "speedup", "speedup_ci95", "ref_us", "cand_us",
-               "cv", "vs_baseline", "findings", "stages", "device"}
+               "cv", "vs_baseline", "findings", "stages", "device", "roofline"}
 
 
 def test_softmax_example_cpu_candidate_is_ok(worker_ctx):

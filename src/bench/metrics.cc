@@ -46,6 +46,17 @@ GroupMetrics ComputeGroupMetrics(const std::vector<ProblemOutcome>& outcomes) {
     round1.push_back(o.round1_speedup);
     length = std::max(length, o.best_by_round.size());
   }
+  double best_floor = 0, ref_floor = 0;
+  for (const ProblemOutcome& o : outcomes) {
+    if (o.skipped || !o.best_pct_of_floor || !o.ref_pct_of_floor) continue;
+    ++g.floor_problems;
+    best_floor += *o.best_pct_of_floor;
+    ref_floor += *o.ref_pct_of_floor;
+  }
+  if (g.floor_problems > 0) {
+    g.mean_pct_of_floor = best_floor / g.floor_problems;
+    g.mean_ref_pct_of_floor = ref_floor / g.floor_problems;
+  }
   g.final_round = ComputeMetricSet(finals);
   g.round1 = ComputeMetricSet(round1);
   if (finals.empty()) return g;
@@ -118,6 +129,9 @@ nlohmann::json GroupMetricsToJson(const GroupMetrics& g) {
   PutMetricSet(g.final_round, "", out);
   PutMetricSet(g.round1, "_round1", out);
   out["series"] = g.series;
+  out["floor_problems"] = g.floor_problems;
+  out["mean_pct_of_floor"] = Figure(g.mean_pct_of_floor);
+  out["mean_ref_pct_of_floor"] = Figure(g.mean_ref_pct_of_floor);
   return out;
 }
 
@@ -126,6 +140,17 @@ std::string FormatMetricsTable(const BenchMetrics& b) {
   AppendRows(b, false, out);
   out += "after round 1:\n";
   AppendRows(b, true, out);
+  if (b.overall.floor_problems == 0) return out;
+  out += "% of the roofline floor (mean over problems with a measured floor), best / reference:\n";
+  auto floor_row = [&](const std::string& name, const GroupMetrics& g) {
+    if (g.floor_problems == 0) return;
+    out += fmt::format("{:<9} {:>3} problems  {:>6.1f}% / {:.1f}%\n", name, g.floor_problems,
+                       *g.mean_pct_of_floor, *g.mean_ref_pct_of_floor);
+  };
+  for (const auto& [level, g] : b.levels) {
+    floor_row(level == 0 ? std::string("unleveled") : fmt::format("level{}", level), g);
+  }
+  floor_row("overall", b.overall);
   return out;
 }
 

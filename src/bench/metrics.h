@@ -29,6 +29,10 @@ struct ProblemOutcome {
   std::optional<double> round1_speedup;
   // Element r: speedup of the best correct kernel evaluated in rounds 0..r, 0 when none.
   std::vector<double> best_by_round;
+  // Roofline of the best kernel's evaluation: floor time / measured time in % for the best
+  // kernel and for the reference; unset when no floor was measured.
+  std::optional<double> best_pct_of_floor;
+  std::optional<double> ref_pct_of_floor;
 };
 
 // The figures of one set of best speedups (one per problem; unset: no correct kernel).
@@ -53,6 +57,10 @@ struct GroupMetrics {
   // Element r: mean over the attempted problems of best_by_round[r] (a shorter series is
   // extended with its last value; a problem without one counts 0).
   std::vector<double> series;
+  // Means over the problems with a measured floor (`floor_problems` of them); unset if none.
+  int floor_problems = 0;
+  std::optional<double> mean_pct_of_floor;
+  std::optional<double> mean_ref_pct_of_floor;
 };
 
 GroupMetrics ComputeGroupMetrics(const std::vector<ProblemOutcome>& outcomes);
@@ -68,8 +76,8 @@ BenchMetrics ComputeBenchMetrics(const std::vector<ProblemOutcome>& outcomes);
 std::string FastName(int index);
 
 // {"problems", "attempted", "skipped", "correct", "corr", "fast_1.0", ..., "avg_amsr",
-//  "geomean_speedup", and each figure again with the suffix "_round1", "series"}; an unset
-// figure is null.
+//  "geomean_speedup", and each figure again with the suffix "_round1", "series",
+//  "floor_problems", "mean_pct_of_floor", "mean_ref_pct_of_floor"}; an unset figure is null.
 nlohmann::json GroupMetricsToJson(const GroupMetrics& m);
 
 // The printed table: one row per level and one overall, after all rounds and after round 1.

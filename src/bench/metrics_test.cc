@@ -123,5 +123,27 @@ TEST(MetricsTest, TableHasARowPerLevelAndOverall) {
   EXPECT_NE(table.find("50.0%"), std::string::npos);  // overall corr 1 of 2
 }
 
+TEST(MetricsTest, MeanPercentOfFloorPerLevelOverProblemsWithAFloor) {
+  ProblemOutcome a = Outcome("level1/a", 1, 2.0, 2.0, {2.0});
+  a.best_pct_of_floor = 40.0;
+  a.ref_pct_of_floor = 20.0;
+  ProblemOutcome b = Outcome("level1/b", 1, 3.0, 3.0, {3.0});
+  b.best_pct_of_floor = 60.0;
+  b.ref_pct_of_floor = 10.0;
+  ProblemOutcome c = Outcome("level2/c", 2, 1.5, 1.5, {1.5});  // no floor measured
+  BenchMetrics m = ComputeBenchMetrics({a, b, c});
+  EXPECT_EQ(m.levels.at(1).floor_problems, 2);
+  EXPECT_NEAR(*m.levels.at(1).mean_pct_of_floor, 50.0, kEps);
+  EXPECT_NEAR(*m.levels.at(1).mean_ref_pct_of_floor, 15.0, kEps);
+  EXPECT_FALSE(m.levels.at(2).mean_pct_of_floor.has_value());
+  EXPECT_EQ(m.overall.floor_problems, 2);
+  nlohmann::json j = GroupMetricsToJson(m.levels.at(2));
+  EXPECT_TRUE(j["mean_pct_of_floor"].is_null());
+  EXPECT_EQ(GroupMetricsToJson(m.overall)["mean_pct_of_floor"], 50.0);
+  EXPECT_NE(FormatMetricsTable(m).find("level1      2 problems    50.0% / 15.0%"),
+            std::string::npos)
+      << FormatMetricsTable(m);
+}
+
 }  // namespace
 }  // namespace ks

@@ -47,6 +47,16 @@ Status Collect(Store* store, const std::string& run_id, int rounds, BenchProblem
     round = std::clamp(round, 0, static_cast<int>(per_round.size()) - 1);
     per_round[round] = std::max(per_round[round], *eval->result.speedup);
   }
+  // The best kernel's roofline: how close it and the reference came to the floor.
+  const nlohmann::json& best_id = row.summary["best_program_id"];
+  if (best_id.is_string() && row.outcome.best_speedup) {
+    Result<EvaluationRecord> eval = store->GetEvaluation(best_id.get<std::string>());
+    const std::optional<Roofline>* rl = eval.ok() ? &eval->result.roofline : nullptr;
+    if (rl != nullptr && *rl && (*rl)->cand && (*rl)->ref) {
+      row.outcome.best_pct_of_floor = (*rl)->cand->pct_of_floor;
+      row.outcome.ref_pct_of_floor = (*rl)->ref->pct_of_floor;
+    }
+  }
   double cap = row.outcome.best_speedup.value_or(0.0);
   double running = 0;
   row.rounds_to_best = -1;
@@ -82,7 +92,9 @@ nlohmann::json BenchProblemRow::ToJson() const {
           {"candidates_by_status", summary.value("candidates_by_status", nlohmann::json::object())},
           {"llm", summary.value("llm", nlohmann::json::object())},
           {"best_path", summary.value("best_path", nlohmann::json(nullptr))},
-          {"series", outcome.best_by_round}};
+          {"series", outcome.best_by_round},
+          {"best_pct_of_floor", Optional(outcome.best_pct_of_floor)},
+          {"ref_pct_of_floor", Optional(outcome.ref_pct_of_floor)}};
 }
 
 Status CollectProblemOutcome(const std::string& problem_dir, const std::string& run_id, int rounds,

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <utility>
+
 namespace ks {
 namespace {
 
@@ -17,6 +20,54 @@ std::string Indent(const std::string& text) {
     out += text[i];
     if (text[i] == '\n' && i + 1 < text.size()) out += "  ";
   }
+  return out;
+}
+
+std::string Rates(double bw, const std::map<std::string, double>& flops) {
+  std::string out = FormatRate(bw, "B/s");
+  for (const auto& [cls, rate] : flops)
+    out += fmt::format(", {} {}", cls, FormatRate(rate, "FLOP/s"));
+  return out;
+}
+
+// The roofline lines: floor and bound, both sides against it, the peaks it rests on.
+std::string RooflineLines(const Roofline& r) {
+  std::string out;
+  if (r.has_floor()) {
+    std::string bound = r.bound + (r.bound == "compute" ? ", " + r.compute_class : "");
+    out +=
+        fmt::format("roofline   floor {:.2f} us ({}): {} FLOPs, {} at least\n", r.floor_us, bound,
+                    FormatRate(r.work->total_flops(), ""), FormatRate(r.work->bytes, "B"));
+    for (const auto& [name, point] :
+         {std::pair{"reference", r.ref}, std::pair{"candidate", r.cand}}) {
+      if (!point) continue;
+      out += fmt::format(
+          "           {} at {:.1f}% of the floor ({:.1f}% of peak FLOP/s, {:.1f}% of "
+          "peak bandwidth)\n",
+          name, point->pct_of_floor, point->flops_pct, point->bw_pct);
+    }
+    const DevicePeaks& p = *r.peaks;
+    out += fmt::format("peaks      {} measured{} on {}, launch {:.2f} us\n",
+                       Rates(p.bw_bytes_per_s, p.flops_per_s), p.cached ? " (cached)" : "",
+                       p.device, p.launch_us);
+    if (p.datasheet) {
+      out += fmt::format("           datasheet {} (comparison only): {}\n", p.datasheet->name,
+                         Rates(p.datasheet->bw_bytes_per_s, p.datasheet->flops_per_s));
+    }
+  }
+  if (r.lazy) {
+    const LazyCheck& l = *r.lazy;
+    auto share = [](const std::optional<double>& v) {
+      return v ? fmt::format("{:.0f}%", 100 * *v) : std::string("not measured");
+    };
+    out += fmt::format("custom     kernels do {} of the FLOPs, {} of the bytes; {}{}\n",
+                       share(l.custom_flops_share), share(l.custom_bytes_share),
+                       l.custom_device_share
+                           ? share(l.custom_device_share) + " of the device time"
+                           : std::string("device-time share not measured on this backend"),
+                       l.lazy ? "; lazy optimization (information, not a reject)" : "");
+  }
+  if (!r.error.empty()) out += "roofline   not measured: " + r.error + "\n";
   return out;
 }
 
@@ -77,6 +128,7 @@ std::string FormatEvalReport(const EvalResult& r) {
                                    : "");
     }
   }
+  if (r.roofline) out += RooflineLines(*r.roofline);
   if (r.findings.empty()) {
     out += "findings   none\n";
   } else {

@@ -99,6 +99,7 @@ nlohmann::json EvalResult::ToJson() const {
   for (const Finding& f : findings) {
     j["findings"].push_back({{"kind", f.kind}, {"detail", f.detail}, {"severity", f.severity}});
   }
+  j["roofline"] = roofline ? RooflineToJson(*roofline) : nlohmann::json(nullptr);
   j["stages"] = stages;
   j["device"] = device;
   j["duration_s"] = duration_s;
@@ -145,6 +146,16 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
     for (const auto& f : *fs) {
       if (!f.is_object()) return Status::Protocol("result field 'findings' holds a non-object");
       r.findings.push_back({StringOr(f, "kind"), StringOr(f, "detail"), StringOr(f, "severity")});
+    }
+  }
+  if (auto rl = j.find("roofline"); rl != j.end()) {
+    // A malformed roofline loses only itself: the evaluation stands, the reason is kept.
+    Result<std::optional<Roofline>> roofline = ParseRoofline(*rl, r.ref_us, r.cand_us);
+    if (roofline.ok()) {
+      r.roofline = *roofline;
+    } else {
+      r.roofline = Roofline{};
+      r.roofline->error = roofline.status().message();
     }
   }
   if (auto st = j.find("stages"); st != j.end() && st->is_object()) r.stages = *st;

@@ -5,13 +5,13 @@
 // Thread-safety: values.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/status.h"
+#include "eval/roofline.h"
 
 namespace ks {
 
@@ -69,6 +69,8 @@ struct EvalResult {
   std::optional<double> cv;
   std::optional<BaselineComparison> vs_baseline;  // only for requests with a baseline
   std::vector<Finding> findings;
+  // How far from the device's measured limits (timed requests; docs/roofline.md).
+  std::optional<Roofline> roofline;
   nlohmann::json stages = nlohmann::json::object();
   nlohmann::json device = nlohmann::json::object();
   double duration_s = 0;

@@ -110,6 +110,7 @@ std::string BuildFeedback(const EvalResult& r) {
       out += ")";
     }
     out += ".\n";
+    if (r.roofline) out += RooflineFeedback(*r.roofline);
     if (*r.speedup < 1.0) {
       out += "The candidate is slower than the reference: look for uncoalesced memory access, "
              "too small or too large blocks, or extra passes over memory.\n";

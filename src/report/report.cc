@@ -6,6 +6,7 @@
 
 #include "report/diff.h"
 #include "report/html.h"
+#include "report/roofline_svg.h"
 
 namespace ks {
 namespace {
@@ -205,6 +206,28 @@ std::string Device(const ReportData& d) {
   return out;
 }
 
+// One roofline plot per problem with a measured floor: reference, seed and best, and the
+// lazy-optimization flag of the best kernel.
+std::string Rooflines(const ReportData& d) {
+  std::string out;
+  for (const ProblemReport& p : d.problems) {
+    if (!p.roofline) continue;
+    std::vector<RooflineMark> marks = {{"reference", p.ref_us.value_or(0)},
+                                       {"seed", p.seed_us.value_or(0)},
+                                       {"best", p.best_us.value_or(0)}};
+    out += "<figure>" + SvgRoofline(*p.roofline, marks, p.name) + "<figcaption>" +
+           HtmlEscape(RooflineSummary(*p.roofline, marks));
+    if (p.best_lazy) {
+      out +=
+          "<br><b>lazy optimization</b> (information, not a reject): the best kernel's own "
+          "kernels cover a trivial share of the work; torch ops do the rest";
+    }
+    out += "</figcaption></figure>\n";
+  }
+  if (out.empty()) return "";
+  return "<h2>Roofline (measured peaks)</h2>\n<div class=\"charts\">\n" + out + "</div>\n";
+}
+
 }  // namespace
 
 std::string BuildReportHtml(const ReportData& d) {
@@ -220,6 +243,7 @@ std::string BuildReportHtml(const ReportData& d) {
   out += "<h2>Metrics after all rounds</h2>\n" + MetricTable(d, "");
   out += "<h2>Metrics after round 1</h2>\n" + MetricTable(d, "_round1");
   out += ProblemTable(d);
+  out += Rooflines(d);
   out += Kernels(d);
   out += Llm(d);
   out += Device(d);

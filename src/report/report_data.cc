@@ -27,6 +27,21 @@ std::optional<double> OptNumber(const json& j, const char* key) {
   return j[key].get<double>();
 }
 
+// The roofline of the seed's and the best's evaluations (the best's wins), and their times.
+void ReadRoofline(const ProgramRecord& prog, bool is_best, const EvalResult& r, ProblemReport& p) {
+  bool is_seed = prog.kind == ProgramKind::kSeed && !p.seed_us;
+  if (r.status != EvalStatus::kOk || !r.roofline || (!is_best && !is_seed)) return;
+  if (is_seed) p.seed_us = r.cand_us;
+  if (is_best) {
+    p.best_us = r.cand_us;
+    p.best_lazy = r.roofline->lazy && r.roofline->lazy->lazy;
+  }
+  if (is_best || !p.roofline) {
+    p.roofline = r.roofline;
+    p.ref_us = r.ref_us;
+  }
+}
+
 // Fills the per-run figures of `p` from `dir`/run.db: candidates, codes, LLM usage, devices.
 void ReadRunDb(const std::string& dir, const std::string& run_id, const std::string& best_id,
                ProblemReport& p, ReportData& data) {
@@ -51,6 +66,7 @@ void ReadRunDb(const std::string& dir, const std::string& run_id, const std::str
     if (!eval.ok()) continue;
     ++counts[EvalStatusName(eval->result.status)];
     if (eval->result.status == EvalStatus::kOk && first_correct == nullptr) first_correct = &prog;
+    ReadRoofline(prog, prog.id == best_id, eval->result, p);
     const json& device = eval->result.device;
     if (device.is_object() && !device.empty() &&
         std::find(data.devices.begin(), data.devices.end(), device) == data.devices.end()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "eval/roofline.h"
 #include "usage/llm_usage.h"
 
 namespace ks {
@@ -31,6 +32,10 @@ struct ProblemReport {
   LlmUsage llm;
   // verify.json of the run: the best kernel re-measured at the end (absent: not verified)
   std::optional<nlohmann::json> verify;
+  // The roofline of the best kernel's evaluation (else the seed's), and the times it plots.
+  std::optional<Roofline> roofline;
+  std::optional<double> ref_us, seed_us, best_us;
+  bool best_lazy = false;  // the best kernel leaves most of the work to torch ops
 };
 
 struct ReportData {

@@ -50,6 +50,12 @@ for key, cell in zip(keys, cells):
 PY
 then ok "report-figures"; else fail "report-figures"; fi
 grep -q 'level1/2_ColSumNoSeed' "$html" && ok "report-skipped-row" || fail "report-skipped-row"
+# The roofline: a plot per timed problem, and bench.json's mean % of the floor.
+grep -q '<h2>Roofline (measured peaks)</h2>' "$html" && grep -q 'class="chart roofline"' "$html" &&
+  grep -Eq 'floor [0-9.]+ us \([a-z-]+.*best [0-9.]+% of the floor' "$html" && ok "report-roofline" ||
+  fail "report-roofline"
+grep -Eq '"mean_pct_of_floor": ?[0-9]' "$tmp/b/bench.json" && ok "bench-json-pct-of-floor" ||
+  fail "bench-json-pct-of-floor"
 if grep -Eiq "(src|href)=[\"']?(https?:)?//" "$html" || grep -Eiq '<script|@import|url\(' "$html"; then
   fail "report-self-contained"
 else
