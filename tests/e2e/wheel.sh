@@ -47,7 +47,7 @@ check python-m 0 "^kernelsmith $version\$|^$version\$" -- "$py" -m kernelsmith -
 bin=$("$py" -c 'import kernelsmith; print(kernelsmith.binary_path())')
 mkdir -p "$tmp/moved/pkg/bin" && cp "$bin" "$tmp/moved/pkg/bin/"
 cp -r "$(dirname "$(dirname "$(dirname "$bin")")")/kernelsmith.libs" "$tmp/moved/"
-check moved-binary 2 'not found .*moved/pkg/share/kernelsmith/prompts.*KS_RESOURCE_DIR'\
+check moved-binary 2 'not found .*moved/pkg/share/kernelsmith/prompts.*KS_RESOURCE_DIR' \
   -- "$tmp/moved/pkg/bin/kernelsmith" eval problem.py cpu_seed.py --backend cpu
 
 # No installed file refers to the checkout (source path) or the build tree.
