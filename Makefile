@@ -44,7 +44,7 @@ test-wheel: all
 	bash tests/e2e/wheel.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-wheel
 
 format:
 	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h')
