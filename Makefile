@@ -2,8 +2,12 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= python3
+# ccache shares objects between build trees of one checkout (build/ and the wheel's build-wheel/)
+# when paths are taken relative to it.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
 
-.PHONY: all configure test test-cpp test-python test-e2e clean format
+.PHONY: all configure test test-cpp test-python test-e2e test-wheel clean format
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -11,7 +15,7 @@ all: configure
 configure:
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-test: all test-cpp test-python test-e2e
+test: all test-cpp test-python test-e2e test-wheel
 
 test-cpp: all
 	cd $(BUILD) && ./ks_tests --gtest_brief=1
@@ -37,8 +41,12 @@ test-e2e: all
 	bash tests/e2e/bad_inputs.sh $(BUILD)/kernelsmith
 	bash tests/e2e/cluster.sh $(BUILD)/kernelsmith
 
+# The pip package: wheel built, repaired, installed into a fresh venv and run outside the checkout.
+test-wheel: all
+	bash tests/e2e/wheel.sh
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-wheel
 
 format:
 	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h')

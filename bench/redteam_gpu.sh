@@ -10,7 +10,7 @@ set -u
 KS=${1:?usage: redteam_gpu.sh KS_BIN OUT_DIR [REGEX]}
 OUT=${2:?usage: redteam_gpu.sh KS_BIN OUT_DIR [REGEX]}
 mkdir -p "$OUT"
-export KS_WORKER_PYTHONPATH=$(pwd)/python
+export KS_RESOURCE_DIR=$(pwd)  # the checkout's worker and prompts, not the bundle's copy
 for c in ${KS_REVERIFY_CASES-76_Gemm_Add_ReLU 99_Matmul_GELU_Softmax 43_MinGPTCausalAttention}; do
   d=bench/reverify/cases/$c
   timeout 120 "$KS" eval "$d/problem.py" "$d/candidate.py" --backend triton --json >"$OUT/eval_$c.json" 2>"$OUT/eval_$c.log"

@@ -105,7 +105,9 @@ int RunCurateCommand(const CurateCommandOptions& o) {
     Result<std::unique_ptr<OpenAiClient>> client = OpenAiClient::Create(lo);
     if (!client.ok()) return UsageError(client.status().message());
     co.llm = std::move(*client);
-    Result<std::string> tmpl = ReadFile(DefaultInputsTemplatePath());
+    Result<std::string> tmpl_path = DefaultInputsTemplatePath();
+    if (!tmpl_path.ok()) return UsageError(tmpl_path.status().message());
+    Result<std::string> tmpl = ReadFile(*tmpl_path);
     if (!tmpl.ok()) return UsageError(tmpl.status().message());
     co.llm_template = *tmpl;
   }

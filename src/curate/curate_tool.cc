@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/file.h"
+#include "core/resources.h"
 #include "core/subprocess.h"
 #include "eval/feedback.h"
 #include "sandbox/processes.h"
@@ -33,11 +34,14 @@ std::string CommandText(const std::vector<std::string>& argv) {
 
 CurateTool::CurateTool(CurateToolOptions options) : options_(std::move(options)) {
   if (options_.command.empty()) options_.command = {options_.python, "-m", "kernelsmith_curate"};
-  std::string path =
-      options_.pythonpath.empty() ? std::string(KS_SOURCE_DIR "/python") : options_.pythonpath;
+  std::string path = options_.pythonpath;
+  if (path.empty()) {
+    Result<Resources> resources = FindResources();
+    if (resources.ok()) path = resources->python_dir;  // else the interpreter's own packages
+  }
   std::string inherited = EnvOr("PYTHONPATH", "");
-  if (!inherited.empty()) path += ":" + inherited;
-  env_["PYTHONPATH"] = path;
+  if (!inherited.empty()) path += (path.empty() ? "" : ":") + inherited;
+  if (!path.empty()) env_["PYTHONPATH"] = path;
   env_["PYTHONUNBUFFERED"] = "1";
   env_["PYTHONDONTWRITEBYTECODE"] = "1";
 }

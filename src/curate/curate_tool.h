@@ -30,7 +30,8 @@ struct CurateToolOptions {
   // Default (empty): {python, "-m", "kernelsmith_curate"}.
   std::vector<std::string> command;
   std::string python = "python3";  // used when `command` is empty
-  // PYTHONPATH given to the tool (inherited PYTHONPATH appended). Empty: KS_SOURCE_DIR/python.
+  // PYTHONPATH given to the tool (inherited PYTHONPATH appended). Empty: the resources' python/
+  // (FindResources), or nothing when the package is installed (pip).
   std::string pythonpath;
   std::string scratch_dir;  // where each call's scratch directory is made; required
   // How calls are confined (PlanSandboxFromEnv); null: not at all (process group and deadline

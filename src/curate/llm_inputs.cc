@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/resources.h"
+
 namespace ks {
 namespace {
 
@@ -45,7 +47,11 @@ std::string FunctionOf(const std::vector<std::string>& lines, const std::string&
 
 }  // namespace
 
-std::string DefaultInputsTemplatePath() { return KS_SOURCE_DIR "/prompts/curate/inputs.md"; }
+Result<std::string> DefaultInputsTemplatePath() {
+  Result<Resources> resources = FindResources();
+  if (!resources.ok()) return resources.status();
+  return resources->prompts_dir + "/curate/inputs.md";
+}
 
 Result<ChatRequest> BuildInputsRequest(const std::string& template_text,
                                        const std::string& class_name, const std::string& source,

@@ -18,8 +18,8 @@ struct CandidateInputs {
   std::string get_init_inputs;  // "def get_init_inputs():\n ..."
 };
 
-// The built-in template's path (KS_SOURCE_DIR/prompts/curate/inputs.md).
-std::string DefaultInputsTemplatePath();
+// The built-in template's path (curate/inputs.md of the resources' prompts; FindResources).
+Result<std::string> DefaultInputsTemplatePath();
 
 // The chat request for one module. InvalidArgument names an unknown {{placeholder}}.
 Result<ChatRequest> BuildInputsRequest(const std::string& template_text,

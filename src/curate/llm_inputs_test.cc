@@ -8,7 +8,7 @@ namespace ks {
 namespace {
 
 TEST(LlmInputsTest, BuiltInTemplateFillsEveryPlaceholder) {
-  Result<std::string> tmpl = ReadFile(DefaultInputsTemplatePath());
+  Result<std::string> tmpl = ReadFile(*DefaultInputsTemplatePath());
   ASSERT_TRUE(tmpl.ok()) << tmpl.status().message();
   Result<ChatRequest> r = BuildInputsRequest(*tmpl, "Block", "class Block(nn.Module): ...",
                                              "RuntimeError: shape mismatch");

@@ -215,7 +215,7 @@ TEST_F(CurateTest, LlmAnswersAreVerifiedBeforeTheyCount) {
   ASSERT_TRUE(client.ok());
   CurateOptions o = Options();
   o.llm = std::move(*client);
-  o.llm_template = *ReadFile(DefaultInputsTemplatePath());
+  o.llm_template = *ReadFile(*DefaultInputsTemplatePath());
   Result<Json> summary = Run(o);
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_EQ((*summary)["executable"], 3);
@@ -242,7 +242,7 @@ TEST_F(CurateTest, AnLlmAnswerThatFailsIsRecordedAndNotAskedAgain) {
   co.model = "m";
   CurateOptions o = Options();
   o.llm = std::move(*OpenAiClient::Create(co));
-  o.llm_template = *ReadFile(DefaultInputsTemplatePath());
+  o.llm_template = *ReadFile(*DefaultInputsTemplatePath());
   ASSERT_TRUE(Run(o).ok());
   Json hard = Modules()["Hard"];
   EXPECT_EQ(hard["status"], "rejected");

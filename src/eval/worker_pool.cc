@@ -1,5 +1,6 @@
 #include "eval/worker_pool.h"
 
+#include "core/resources.h"
 #include "core/sha256.h"
 #include "eval/feedback.h"
 
@@ -86,7 +87,9 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(WorkerPoolOptions options
     }
   }
   if (options.worker_pythonpath.empty()) {
-    options.worker_pythonpath = EnvOr("KS_WORKER_PYTHONPATH", KS_SOURCE_DIR "/python");
+    Result<Resources> resources = FindResources();
+    if (!resources.ok()) return resources.status();
+    options.worker_pythonpath = resources->python_dir;
   }
   if (options.worker_args.empty()) options.worker_args = {"-m", "kernelsmith_worker"};
   if (options.scratch_root.empty()) options.scratch_root = EnvOr("TMPDIR", "/tmp");
@@ -114,9 +117,10 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Create(WorkerPoolOptions options
   pool->scratch_dir_ = tmpl;
   pool->sandbox_ = std::move(plan);
   std::map<std::string, std::string>& env = pool->worker_env_;
-  env["PYTHONPATH"] = pool->options_.worker_pythonpath;
+  std::string pythonpath = pool->options_.worker_pythonpath;
   std::string inherited = EnvOr("PYTHONPATH", "");
-  if (!inherited.empty()) env["PYTHONPATH"] += ":" + inherited;
+  if (!inherited.empty()) pythonpath += (pythonpath.empty() ? "" : ":") + inherited;
+  if (!pythonpath.empty()) env["PYTHONPATH"] = pythonpath;
   env["PYTHONUNBUFFERED"] = "1";
   for (const auto& [key, value] : pool->options_.env) env[key] = value;
   const WorkerPoolOptions& o = pool->options_;

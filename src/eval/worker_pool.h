@@ -35,7 +35,7 @@ struct WorkerPoolOptions {
   // Interpreter that runs the worker (looked up in PATH unless it contains '/').
   std::string python = "python3";
   // Directory holding kernelsmith_worker/, prepended to the worker's PYTHONPATH. Empty: the
-  // environment variable KS_WORKER_PYTHONPATH if set, else KS_SOURCE_DIR "/python".
+  // resources' python/ (FindResources), or nothing when the worker is installed (pip).
   std::string worker_pythonpath;
   // Arguments after the interpreter. Empty: {"-m", "kernelsmith_worker"}.
   std::vector<std::string> worker_args;

@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include "core/resources.h"
+
 namespace ks {
 namespace {
 
@@ -124,7 +126,8 @@ TEST(WorkerPoolTest, WellBehavedWorkerServesRequestsAndIsReused) {
   EXPECT_EQ(first.device["tmpdir"], cwd);
   EXPECT_TRUE(first.device["cuda_visible_devices"].is_null() ||
               first.device["cuda_visible_devices"] == json(getenv("CUDA_VISIBLE_DEVICES")));
-  EXPECT_EQ(first.device["pythonpath"].get<std::string>().rfind(KS_SOURCE_DIR "/python", 0), 0u);
+  const std::string pythonpath = first.device["pythonpath"];
+  EXPECT_EQ(pythonpath.rfind(FindResources()->python_dir, 0), 0u) << pythonpath;
 
   EvalResult second = pool->Evaluate(Script({{"status", "incorrect"}, {"print", "second"}}));
   EXPECT_EQ(second.status, EvalStatus::kIncorrect);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/file.h"
+#include "core/resources.h"
 
 namespace ks {
 namespace {
@@ -133,6 +134,11 @@ std::vector<ChatMessage> Prompt::Messages() const { return {{"system", system}, 
 Result<PromptBuilder> PromptBuilder::Create(PromptBuilderOptions options) {
   if (options.max_prompt_tokens <= 0) {
     return Status::InvalidArgument("max_prompt_tokens must be > 0");
+  }
+  if (options.builtin_dir.empty()) {
+    Result<Resources> resources = FindResources();
+    if (!resources.ok()) return resources.status();
+    options.builtin_dir = resources->prompts_dir;
   }
   PromptBuilder builder(options);
   for (const std::string& backend : options.backends) {

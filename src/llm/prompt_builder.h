@@ -59,8 +59,8 @@ struct PromptBuilderOptions {
   // Searched first for BACKEND/FILE and common/FILE; files missing there come from
   // `builtin_dir`. Empty: only the built-in templates.
   std::string template_dir;
-  // The templates shipped in the repository (prompts/ of the source tree).
-  std::string builtin_dir = std::string(KS_SOURCE_DIR) + "/prompts";
+  // The templates shipped with kernelsmith. Empty: the resources' prompts/ (FindResources).
+  std::string builtin_dir;
   // Backends whose templates are loaded (and checked) by Create.
   std::vector<std::string> backends = {"triton", "cuda", "cpu"};
   int64_t max_prompt_tokens = 32768;  // cap on system + user; the paper's 32K
