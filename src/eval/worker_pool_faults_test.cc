@@ -145,7 +145,9 @@ TEST(WorkerPoolFaultsTest, CorpusSurvivesOnePool) {
   o.correctness_timeout_s = 10;  // generous: CI machines are shared and slow
   o.audit_timeout_s = 30;
   o.timing_timeout_s = 30;
-  o.sandbox.max_rss_bytes = uint64_t{1} << 30;  // a torch worker starts at ~0.6 GiB
+  // A torch worker starts at ~0.6 GiB, and a forked child counts its shared pages again
+  // (setsid_escape): 2 GiB leaves room for both; the memory blow-up still reaches it.
+  o.sandbox.max_rss_bytes = uint64_t{2} << 30;
   o.sandbox.max_processes = 64;
   o.sandbox.max_file_bytes = uint64_t{64} << 20;
   o.env["KS_FAULT_OUTSIDE"] = outside;
