@@ -1,5 +1,5 @@
-"""What the worker's always-on kernel log (CUPTI kernel, memcpy and memset records) costs, and that it sees what
-it must. Run on a CUDA machine from the repository root:
+"""What the worker's always-on kernel log (CUPTI kernel, memcpy and memset records) costs,
+and that it sees what it must. Run on a CUDA machine from the repository root:
 
     PYTHONPATH=python python bench/kernel_log/overhead.py [--checks]
 

@@ -110,7 +110,8 @@ def test_a_baseline_is_timed_in_the_reference_place(worker_ctx, monkeypatch):
 
     monkeypatch.setattr(worker_ctx, "time_pair", recording)
     baseline = CASES / "cpu_linear.py"
-    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py", problem=CASES / "problem_linear.py",
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py",
+                            problem=CASES / "problem_linear.py",
                             timing=True, **_with_baseline(None, baseline))
     assert result["status"] == "ok", result["message"]
     # Timed against the baseline: vs_baseline holds the figures, nothing is vs the reference.
@@ -129,7 +130,8 @@ def test_a_baseline_that_does_not_load_is_an_infra_error(worker_ctx, monkeypatch
     monkeypatch.setattr(worker_ctx, "time_pair", time_pair)
     broken = tmp_path / "best.py"
     broken.write_text("def oops(:\n")
-    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py", problem=CASES / "problem_linear.py",
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py",
+                            problem=CASES / "problem_linear.py",
                             timing=True, **_with_baseline(None, broken))
     assert result["status"] == "infra_error"
     assert f"baseline {broken}" in result["message"]
