@@ -10,8 +10,8 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
+#include "core/parallel_for.h"
 #include "curate/curate_store.h"
 #include "curate/llm_inputs.h"
 #include "curate/source_walk.h"
@@ -31,29 +31,6 @@ std::string Str(const Json& j, const char* key) {
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// Runs fn(i) for i in [0, n) on `jobs` threads; stops handing out work after the first error,
-// which it returns.
-Status ParallelFor(size_t n, int jobs, const std::function<Status(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  Status first;
-  auto work = [&] {
-    for (size_t i = next++; i < n; i = next++) {
-      Status s = fn(i);
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (first.ok()) first = s;
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  size_t count = std::min<size_t>(static_cast<size_t>(std::max(1, jobs)), n);
-  for (size_t t = 0; t < count; ++t) threads.emplace_back(work);
-  for (std::thread& t : threads) t.join();
-  return first;
 }
 
 Json ConfigJson(const CurateOptions& o, const std::vector<std::string>& roots) {
