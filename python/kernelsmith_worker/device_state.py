@@ -23,7 +23,7 @@ class _Setting:
     write: Callable[[int], bool]
 
 
-def _mapped(stem: str) -> str | None:
+def mapped_library(stem: str) -> str | None:
     """Path of the shared library `stem`* this process has mapped (the one torch loaded)."""
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
@@ -68,7 +68,7 @@ def _settings() -> list[_Setting]:
                         _getter(cuda.cuCtxGetCacheConfig, ctypes.c_int),
                         lambda v: cuda.cuCtxSetCacheConfig(ctypes.c_int(v)) == 0))
     torch.cuda.current_blas_handle()  # torch loads cuBLAS and makes its handle
-    blas_path = _mapped("libcublas")
+    blas_path = mapped_library("libcublas")
     if blas_path is not None:
         blas = ctypes.CDLL(blas_path)
 
@@ -85,7 +85,7 @@ def _settings() -> list[_Setting]:
                 f"the {what} of torch's cuBLAS handle",
                 lambda g=getattr(blas, get): _getter(g, ctypes.c_int, handle())(),
                 lambda v, p=getattr(blas, put): p(handle(), ctypes.c_int(v)) == 0))
-    lt_path = _mapped("libcublasLt")
+    lt_path = mapped_library("libcublasLt")
     if lt_path is not None:
         lt = ctypes.CDLL(lt_path)
         if hasattr(lt, "cublasLtHeuristicsCacheGetCapacity"):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from kernelsmith_worker.device_state import mapped_library
 from kernelsmith_worker.os_threads import evaluator_threads
 
 _SOURCE = Path(__file__).with_name("kernel_log.cpp")
@@ -191,15 +192,8 @@ def why_not() -> str:
 
 def _loaded_cupti() -> Path | None:
     """The libcupti this process has mapped (torch's CUDA build loads it on import)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            for line in maps:
-                path = line.rstrip("\n").split(" ")[-1]
-                if "/libcupti.so" in path:
-                    return Path(path)
-    except OSError:
-        return None
-    return None
+    path = mapped_library("libcupti")
+    return Path(path) if path is not None else None
 
 
 def _headers_for(lib: Path) -> Path | None:
