@@ -28,6 +28,7 @@ def main() -> None:
     ap.add_argument("--candidate", default=str(REPO / "examples/colsum/cpu_seed.py"))
     ap.add_argument("--problem", default=str(REPO / "examples/colsum/problem.py"))
     ap.add_argument("--tag", default=str(time.time_ns()))
+    ap.add_argument("--dump", help="append each EvalResult's stage durations here (JSON lines)")
     a = ap.parse_args()
     problem = Path(a.problem).read_text()
     cand = Path(a.candidate).read_text()
@@ -51,6 +52,16 @@ def main() -> None:
                 res = json.load(r)
             dt = time.perf_counter() - t0
             with lock:
+                if a.dump:
+                    stages = {k: v.get("duration_s") for k, v in res.get("stages", {}).items()
+                              if isinstance(v, dict)}
+                    with open(a.dump, "a") as f:
+                        f.write(json.dumps({"latency_s": round(dt, 3), "status": res["status"],
+                                            "stages": stages,
+                                            "timing": {k: res.get("stages", {}).get("timing", {})
+                                                       .get(k) for k in ("samples", "method",
+                                                                         "calls_per_sample")}})
+                                + "\n")
                 lat.append(dt)
                 statuses[res["status"]] = statuses.get(res["status"], 0) + 1
 

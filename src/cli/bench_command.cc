@@ -200,7 +200,11 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
   EvalRunnerSpec runner_spec;  // a local pool, or the cluster with --queue
   runner_spec.queue = o.queue;
   runner_spec.python = o.python;
-  runner_spec.slots_per_gpu = o.parallel_evals > 0 ? o.parallel_evals : b.concurrency;
+  Result<std::vector<int>> gpus = GpusFor(o.gpus, o.backend);
+  if (!gpus.ok()) return UsageError(gpus.status().message());
+  runner_spec.gpus = *gpus;
+  runner_spec.slots_per_gpu =
+      SlotsPerGpuFor(o.parallel_evals > 0 ? o.parallel_evals : b.concurrency, gpus->size());
   runner_spec.who = "kernelsmith bench";
   Result<EvalRunnerSetup> setup = StartEvalRunner(runner_spec);
   if (!setup.ok()) return UsageError(setup.status().message());

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -43,6 +44,20 @@ Result<EvalRunnerSetup> StartEvalRunner(const EvalRunnerSpec& spec) {
   out.slots = (*pool)->slot_count();
   out.runner = std::move(*pool);
   return out;
+}
+
+Result<std::vector<int>> GpusFor(const std::string& gpus_flag, const std::string& backend) {
+  if (!gpus_flag.empty()) return ParseGpus(gpus_flag);
+  if (backend == "cpu") return std::vector<int>{};
+  Result<std::vector<int>> all = ParseGpus("all");
+  return all.ok() ? all : Result<std::vector<int>>(std::vector<int>{});
+}
+
+int SlotsPerGpuFor(int workers, size_t gpu_count) {
+  const int n = std::max(1, workers);
+  if (gpu_count == 0) return n;
+  const int g = static_cast<int>(gpu_count);
+  return (n + g - 1) / g;
 }
 
 Result<std::vector<int>> ParseGpus(const std::string& spec) {

@@ -36,6 +36,14 @@ struct EvalRunnerSetup {
 // URL is bad or unreachable.
 Result<EvalRunnerSetup> StartEvalRunner(const EvalRunnerSpec& spec);
 
+// The local pool's GPUs for a command: --gpus as given, else every GPU there is, or none (CPU
+// workers) on a machine without one or with --backend cpu.
+Result<std::vector<int>> GpusFor(const std::string& gpus_flag, const std::string& backend);
+
+// Workers per GPU so that at least `workers` run in all, spread evenly over `gpu_count` GPUs
+// (no GPU: `workers`).
+int SlotsPerGpuFor(int workers, size_t gpu_count);
+
 // GPU indices for --gpus: "all" (CUDA_VISIBLE_DEVICES' entries when set, else every GPU the
 // NVIDIA driver lists) or a comma-separated list; empty: none.
 Result<std::vector<int>> ParseGpus(const std::string& spec);

@@ -105,7 +105,10 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   EvalRunnerSpec runner_spec;  // a local pool, or the cluster with --queue
   runner_spec.queue = o.queue;
   runner_spec.python = o.python;
-  runner_spec.slots_per_gpu = std::max(o.parallel_evals, 1);
+  Result<std::vector<int>> gpus = GpusFor(o.gpus, o.backend);
+  if (!gpus.ok()) return UsageError(gpus.status().message());
+  runner_spec.gpus = *gpus;
+  runner_spec.slots_per_gpu = SlotsPerGpuFor(o.parallel_evals, gpus->size());
   runner_spec.who = "kernelsmith evolve";
   Result<EvalRunnerSetup> setup = StartEvalRunner(runner_spec);
   if (!setup.ok()) return UsageError(setup.status().message());

@@ -24,8 +24,13 @@ void AddRunFlags(CLI::App* cmd, RunOptions& o, std::string& config_path) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--parallel-evals", o.parallel_evals,
-                  "Evaluation workers (default: 1; bench: --concurrency, shared by all problems)")
+                  "Evaluation workers, spread over the GPUs (default: one per GPU; bench: at "
+                  "least --concurrency, shared by all problems)")
       ->check(CLI::Range(0, 64));
+  cmd->add_option("--gpus", o.gpus,
+                  "GPUs for the evaluation workers: all, or indices like 0,1 (default: all on a "
+                  "machine with NVIDIA GPUs, each worker pinned to one, one timing at a time per "
+                  "GPU; CPU workers on one without or with --backend cpu)");
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible base URL, e.g. http://host:8000/v1");
   cmd->add_option("--model", o.model, "Model name for --llm-url");
   cmd->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key");

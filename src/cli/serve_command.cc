@@ -75,7 +75,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& o) {
       ->check(CLI::IsMember({"triton", "cuda", "cpu"}));
   cmd->add_option("--gpus", o.gpus,
                   "GPUs for workers: all, or indices like 0,1 (default: all on a machine with "
-                  "NVIDIA GPUs, each worker pinned to its GPU; CPU workers on one without)");
+                  "NVIDIA GPUs, each worker pinned to its GPU; CPU workers on one without or "
+                  "with --backend cpu)");
   cmd->add_option("--slots-per-gpu", o.slots_per_gpu,
                   "Workers per GPU (total workers without --gpus)")
       ->check(CLI::Range(1, 64))
@@ -140,9 +141,7 @@ int RunServeCommand(const ServeCommandOptions& o) {
   service_options.tolerance = o.tolerance;
   service_options.seed = o.seed;
 
-  // No --gpus: every GPU there is (pinned workers), or CPU workers where there is none.
-  Result<std::vector<int>> gpus = ParseGpus(o.gpus.empty() ? "all" : o.gpus);
-  if (o.gpus.empty() && !gpus.ok()) gpus = std::vector<int>{};
+  Result<std::vector<int>> gpus = GpusFor(o.gpus, o.backend);
   if (!gpus.ok()) return UsageError(gpus.status().message());
   Result<EvalRunnerSetup> setup = StartEvalRunner({.queue = o.queue,
                                                    .python = o.python,
@@ -158,8 +157,12 @@ int RunServeCommand(const ServeCommandOptions& o) {
   const size_t slots = setup->slots;
   ServeMetrics metrics;
   MeteredRunner metered(setup->runner.get(), &metrics);
+  // A local pool takes as many evaluations at once as it has slots. The cluster's workers pull
+  // from Redis and may join later, so with --queue up to --max-queue evaluations are handed to
+  // it at once (and as many more wait here).
+  const size_t in_flight = setup->queue != nullptr ? static_cast<size_t>(o.max_queue) : slots;
   AdmissionQueue queue(&metered,
-                       {.max_queue = static_cast<size_t>(o.max_queue), .max_in_flight = slots});
+                       {.max_queue = static_cast<size_t>(o.max_queue), .max_in_flight = in_flight});
   ParentBaselines baselines(&queue);
   RewardService service(&queue, &baselines, service_options);
   RewardServerOptions server_options;
@@ -168,7 +171,7 @@ int RunServeCommand(const ServeCommandOptions& o) {
   server_options.threads = o.threads > 0
                                ? o.threads
                                : static_cast<int>(std::clamp<size_t>(
-                                     static_cast<size_t>(o.max_queue) + slots + 8, 16, 512));
+                                     static_cast<size_t>(o.max_queue) + in_flight + 8, 16, 512));
   server_options.max_body_bytes = static_cast<size_t>(o.max_body_mb * 1024 * 1024);
   server_options.request_timeout_s = o.request_timeout_s;
   server_options.hello = *hello;

@@ -205,7 +205,12 @@ void QueueRunner::ReplyLoop() {
 }
 
 size_t QueueRunner::LiveSlots() {
-  Result<RedisReply> r = reply_->Command({"HGETALL", kWorkersKey});
+  // The submit connection, under its lock: the reply connection belongs to the reply thread,
+  // which may be blocked in BLPOP on it (a command sent there meanwhile mixes two replies).
+  Result<RedisReply> r = [&] {
+    std::lock_guard<std::mutex> lock(submit_mu_);
+    return submit_->Command({"HGETALL", kWorkersKey});
+  }();
   if (!r.ok()) return 0;
   size_t slots = 0;
   for (const nlohmann::json& w : LiveWorkers(*r, UnixNow())) {

@@ -136,6 +136,24 @@ TEST(Queue, EveryRequestGetsOneResultFromAWorker) {
   EXPECT_EQ(Raw(redis)->Command({"XLEN", "ks:requests"})->integer, 0);
 }
 
+TEST(Queue, LiveSlotsFromAnotherThreadWhileTheReplyThreadBlocks) {
+  RedisTestServer redis;
+  ASSERT_TRUE(redis.ok());
+  CountingRunner local;
+  WorkerThread worker(redis.queue_url(), &local);
+  auto q = std::move(*QueueRunner::Create(RedisOptionsFor(redis.queue_url())));
+  ASSERT_TRUE(q->WaitForWorker(10).ok());
+  // The reply thread sits in a blocking pop; every answer here must still be the worker's two
+  // consumers, at once.
+  for (int i = 0; i < 20; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(q->LiveSlots(), 2u) << "call " << i;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms) << "call " << i;
+    std::this_thread::sleep_for(37ms);
+  }
+  q->Shutdown();
+}
+
 TEST(Queue, SameRequestTwiceIsEvaluatedOnceAndAnsweredTwice) {
   RedisTestServer redis;
   ASSERT_TRUE(redis.ok());

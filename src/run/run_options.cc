@@ -22,6 +22,7 @@ std::vector<std::pair<std::string, ConfigField>> ConfigFields(RunOptions& o) {
           {"islands", &o.islands},
           {"parallel_proposals", &o.parallel_proposals},
           {"parallel_evals", &o.parallel_evals},
+          {"gpus", &o.gpus},
           {"llm_url", &o.llm_url},
           {"model", &o.model},
           {"api_key_env", &o.api_key_env},

@@ -22,7 +22,9 @@ struct RunOptions {
   int rounds = 40;
   int islands = 2;
   int parallel_proposals = 4;
-  int parallel_evals = 0;  // evaluation workers; 0: one per run at once
+  int parallel_evals =
+      0;             // evaluation workers; 0: one per GPU (bench: at least one per run at once)
+  std::string gpus;  // --gpus: all or 0,1,...; empty: every GPU there is (none for cpu)
   std::string llm_url;
   std::string model;
   std::string api_key_env;
