@@ -10,9 +10,10 @@
 # reference's block account or the kernel log), nothing the integrity guard snapshots (it
 # does not read signal handlers or interval timers). When the candidate has been called in
 # earnest (>= 50 calls) and not for 10 ms, the evaluator is running the reference (its heat
-# and blocks last 150-250 ms; candidate samples come back to back): the handler sleeps
-# 1.5 ms. Reference samples (sustained, signed and steady) grow ~3-4x; candidate samples and
-# the wall check (calls every few us) never see a sleep.
+# and blocks last 150-250 ms; candidate samples come back to back): the handler sleeps 3 ms,
+# then lets the evaluator run 1 ms. The reference's samples (sustained, signed and steady)
+# become host-bound, ~3-4x longer; candidate samples and the wall check (calls every few
+# us) never see a sleep.
 # Expected if it passes (H100, 4096x4096 softmax): status ok, info not_graph_capturable only,
 # speedup ~3x for a kernel honestly ~0.9-1x.
 import signal
@@ -28,14 +29,19 @@ class _State:
     calls = 0
     last = 0.0
     inside = False
+    resume_at = 0.0
 
 
 def _on_alarm(signum, frame):
     if _State.inside or _State.calls < 50:
         return
-    idle = time.perf_counter() - _State.last
+    now = time.perf_counter()
+    if now < _State.resume_at:
+        return  # let the evaluator run 1 ms between sleeps: slowed, never starved
+    idle = now - _State.last
     if 0.010 < idle < 5.0:
-        time.sleep(0.0015)
+        time.sleep(0.003)
+        _State.resume_at = time.perf_counter() + 0.001
 
 
 try:
