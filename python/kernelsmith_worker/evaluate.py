@@ -24,7 +24,8 @@ from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, clos
                                             run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.device_state import DeviceState
-from kernelsmith_worker.findings import Hacked, rejects, summarize
+from kernelsmith_worker.event_watch import EventWatch
+from kernelsmith_worker.findings import Hacked, finding, rejects, summarize
 from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
@@ -35,6 +36,7 @@ from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.roofline import RooflineCache, RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
+from kernelsmith_worker.signal_state import SignalState
 from kernelsmith_worker.stress import normwise_rel_error
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
@@ -71,6 +73,7 @@ class WorkerContext:
     time_pair: TimePair | None = None
     timing_unavailable: str = "timing module not loaded"
     device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
+    signal_state: SignalState | None = None  # signal handlers and timers at start
     roofline: RooflineCache = field(default_factory=RooflineCache)
 
 
@@ -160,7 +163,8 @@ class _Evaluation:
             # native threads: CUDA workers (a CPU candidate's OpenMP pool is its own work)
             watch = ThreadWatch(native_threads=self.dev.type == "cuda")
             checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, watch,
-                                     ctx.device_state if self.dev.type == "cuda" else None)
+                                     ctx.device_state if self.dev.type == "cuda" else None,
+                                     ctx.signal_state)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)
@@ -422,6 +426,24 @@ class _Evaluation:
         return found is not None
 
     def run(self) -> None:
+        """The stages, under one watch of the whole evaluation: candidate code that reaches
+        frames (the evaluator's among them) or gc anywhere — at import, in a finalizer, in
+        a call no per-call watch covers — is a reject, whatever it then did."""
+        session = EventWatch(kinds=frozenset({"introspection"}))
+        try:
+            with session:
+                self._stages()
+        finally:
+            seen = session.seen.get("introspection")
+            if seen:
+                self.findings.append(finding(
+                    "evaluator_introspection",
+                    f"candidate code read frames or the garbage collector's objects during the "
+                    f"evaluation: {', '.join(seen[:5])}. Through them it reaches the evaluator's "
+                    "own state", "reject"))
+                self.poisoned = True
+
+    def _stages(self) -> None:
         problem, candidate, ref_model, runner, trials = self.load()
         outcome = self.correctness(runner, trials)
         if outcome.status in ("compile_error", "runtime_error"):

@@ -60,11 +60,14 @@ class EventWatch:
     _hooked: bool = False
     LIMIT = 20
 
-    def __init__(self, recorder: Any = None, host_calls: bool = False) -> None:
+    def __init__(self, recorder: Any = None, host_calls: bool = False,
+                 kinds: frozenset[str] | None = None) -> None:
         self.recorder = recorder
         self.host_calls = host_calls
+        self.kinds = kinds  # None: every kind; else only these are recorded
         self.seen: dict[str, list[str]] = {}
         self.busy = False  # inside the hook (it reads frames itself)
+        self._outer: EventWatch | None = None
 
     def __enter__(self) -> EventWatch:
         if not EventWatch._hooked:
@@ -72,15 +75,18 @@ class EventWatch:
             EventWatch._hooked = True
         if self.host_calls:  # before activating: setprofile is itself an audit event
             sys.setprofile(self._profile)
+        self._outer = EventWatch._current  # a watch of one call inside a whole evaluation's
         EventWatch._current = self
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        EventWatch._current = None
+        EventWatch._current = self._outer
         if self.host_calls:
             sys.setprofile(None)
 
     def note(self, kind: str, what: str) -> None:
+        if self.kinds is not None and kind not in self.kinds:
+            return
         if self.recorder is not None and self.recorder.in_kernel():
             return
         items = self.seen.setdefault(kind, [])
@@ -130,6 +136,33 @@ def _in_kernel_compiler(frame: Any) -> bool:
     return False
 
 
+# Standard-library modules that hand frames to their caller (inspect.currentframe, stack,
+# trace; traceback.walk_stack): the code that called them is the one that gets the frame.
+# traceback's formatting of an exception reads tb_frame for itself and returns text, so only
+# its sys._getframe (walk_stack and the stack printers) counts as handing frames on.
+_INSPECT = os.sep + "inspect.py"
+_TRACEBACK = os.sep + "traceback.py"
+_CTYPES = os.sep + os.path.join("ctypes", "__init__.py")
+
+
+def _is_library_code(filename: str) -> bool:
+    """Installed code (stdlib, site-packages, the worker) and frozen import machinery. Other
+    `<...>` names are code compiled at run time, which may be the candidate's."""
+    return filename.startswith(_LIBRARY_ROOTS) or filename.startswith("<frozen ") \
+        or "/site-packages/" in filename or "/dist-packages/" in filename
+
+
+def _getter(frame: Any, event: str) -> Any:
+    """The frame of the code that gets what an audited call returns: `frame` (the audited
+    function's caller), or above the standard-library helpers that pass frames on."""
+    helpers = {"sys._getframe": (_INSPECT, _TRACEBACK), "ctypes.dlsym": (_CTYPES,)}.get(
+        event, (_INSPECT,))
+    while frame is not None and frame.f_code.co_filename.endswith(helpers) \
+            and frame.f_code.co_filename.startswith(_LIBRARY_ROOTS):
+        frame = frame.f_back
+    return frame
+
+
 def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
     watch = EventWatch._current
     if watch is None or watch.busy:
@@ -140,11 +173,24 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
                                               and args[1] in _FRAME_ATTRS):
             # Only when called straight from candidate code: library code (warnings, torch's
             # serialization) reads frames for its own reasons.
-            caller = sys._getframe(1)  # the Python code that called the audited function
-            if not is_library_file(caller.f_code.co_filename):
+            caller = _getter(sys._getframe(1), event)  # who called the audited function
+            if caller is not None and not _is_library_code(caller.f_code.co_filename):
                 what = event if event != "object.__getattr__" \
                     else f"{type(args[0]).__name__}.{args[1]}"
                 watch.note("introspection", what)
+        elif event == "ctypes.dlsym" and len(args) > 1 and isinstance(args[1], str) \
+                and args[1].startswith(("Py", "_Py")):
+            # the interpreter's C API (PyEval_GetFrame, PyThreadState_*...): frames and
+            # objects with no audit event at all
+            caller = _getter(sys._getframe(1), event)
+            if caller is not None and not _is_library_code(caller.f_code.co_filename):
+                watch.note("introspection", f"ctypes lookup of the interpreter's {args[1][:60]}")
+        elif event == "compile" and len(args) > 1 and isinstance(args[1], str) \
+                and _is_library_code(args[1]):
+            # code compiled under an installed file's name would pass for library code above
+            caller = _getter(sys._getframe(1), event)
+            if caller is not None and not _is_library_code(caller.f_code.co_filename):
+                watch.note("introspection", f"compile() of code named {args[1][:100]}")
         elif event in _FILE_EVENTS:
             path = args[0] if args else ""
             mode = args[1] if event == "open" and len(args) > 1 else ""

@@ -179,7 +179,40 @@ def _settings() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
         out["torch.backends.cuda.cufft_plan_cache.max_size"] = \
             attr(torch.backends.cuda.cufft_plan_cache, "max_size")
     out.update(_backend_flags())
+    out.update(_context_settings())
     return out
+
+
+# torch._C getters of per-process state the evaluator does not own or that changes by itself.
+_CONTEXT_VOLATILE = frozenset({"_get_thread_name"})
+
+
+def _context_settings() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:
+    """Every process-wide setting of torch's C++ context that has a `torch._C._get_X` /
+    `_set_X` pair and a plain value (the SM carveout of cuBLASLt and cuDNN, deterministic
+    fill, reduced-precision reductions, ...): a setting no list above names is watched all the
+    same, and put back through its setter."""
+    out: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {}
+    plain = (bool, int, float, str, type(None))
+    for name in dir(torch._C):
+        if not name.startswith("_get_") or name in _CONTEXT_VOLATILE:
+            continue
+        get, set_ = getattr(torch._C, name), getattr(torch._C, "_set_" + name[5:], None)
+        if set_ is None or not callable(get):
+            continue
+        try:
+            value = get()
+        except Exception:  # noqa: BLE001 - getters that take arguments
+            continue
+        if isinstance(value, plain) or (isinstance(value, tuple)
+                                        and all(isinstance(v, plain) for v in value)):
+            out[f"torch._C.{name}()"] = (get, _setter(set_))
+    return out
+
+
+def _setter(set_: Callable[..., None]) -> Callable[[Any], None]:
+    """Tuple values (a setting with an override flag) go back as arguments."""
+    return lambda v: set_(*v) if isinstance(v, tuple) else set_(v)
 
 
 def _backend_flags() -> dict[str, tuple[Callable[[], Any], Callable[[Any], None]]]:

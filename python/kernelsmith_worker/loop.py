@@ -24,6 +24,7 @@ from kernelsmith_worker.integrity import IntegrityGuard
 from kernelsmith_worker.launches import LaunchRecorder, install
 from kernelsmith_worker.loader import ModuleLoader
 from kernelsmith_worker.os_threads import become_subreaper
+from kernelsmith_worker.signal_state import SignalState
 from kernelsmith_worker.protocol import Channel, EngineGone, ProtocolError
 from kernelsmith_worker.request import EvalRequest
 
@@ -108,7 +109,8 @@ def build_context(scratch: Path) -> WorkerContext:
     guard = IntegrityGuard()
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
                          loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
-                         timing_unavailable=why, device_state=device_state)
+                         timing_unavailable=why, device_state=device_state,
+                         signal_state=SignalState())
 
 
 def handle_eval(channel: Channel, ctx: WorkerContext, msg: dict[str, Any]) -> None:

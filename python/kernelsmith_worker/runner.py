@@ -13,6 +13,7 @@ from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads
 from kernelsmith_worker.os_threads import ThreadWatch
+from kernelsmith_worker.signal_state import SignalState
 
 _synchronize = torch.cuda.synchronize
 _perf_counter_ns = time.perf_counter_ns
@@ -31,8 +32,10 @@ class CandidateChecks:
 
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
                  dev: torch.device, native: ThreadWatch | None = None,
-                 device_state: DeviceState | None = None) -> None:
+                 device_state: DeviceState | None = None,
+                 signals: SignalState | None = None) -> None:
         self._guard = guard
+        self._signals = signals
         self._threads = thread_baseline
         self.native = native  # None: threads and child processes are not checked
         self._device_state = device_state
@@ -51,6 +54,14 @@ class CandidateChecks:
             raise Hacked([finding("evaluator_tampering",
                                   f"{when}, the candidate changed what the evaluator relies on: "
                                   f"{shown}", "reject")])
+        signals = self._signals.changes() if self._signals is not None else []
+        if signals:
+            raise Hacked([finding("signal_handler",
+                                  f"{when}, the candidate changed the process's signal handling: "
+                                  f"{'; '.join(signals[:4])}. A handler or timer runs candidate "
+                                  "code at any moment of the evaluation (while the reference is "
+                                  "timed, inside the evaluator's own code); a candidate must not "
+                                  "install one", "reject")])
         threads = new_threads(self._threads)
         if threads:
             raise Hacked([finding("background_thread",

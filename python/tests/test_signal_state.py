@@ -1,0 +1,79 @@
+"""Signal handlers and timers: a candidate's are seen at the next check and put back."""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+
+import pytest
+import torch
+
+from conftest import CASES, kinds, run_eval
+from kernelsmith_worker.findings import Hacked
+from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
+from kernelsmith_worker.runner import CandidateChecks
+from kernelsmith_worker.signal_state import SignalState
+
+
+def test_unchanged_state_has_no_changes():
+    assert SignalState().changes() == []
+
+
+def test_python_handler_and_interval_timer_are_seen_and_put_back():
+    state = SignalState()
+    before = signal.getsignal(signal.SIGUSR1)
+    signal.signal(signal.SIGUSR1, lambda *_: None)
+    signal.setitimer(signal.ITIMER_REAL, 30.0)
+    found = state.changes()
+    assert any("SIGUSR1" in c and "Python handler" in c for c in found)
+    assert any("ITIMER_REAL" in c for c in found)
+    assert signal.getsignal(signal.SIGUSR1) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert state.changes() == []
+
+
+def test_native_handler_and_blocked_signals_are_seen_and_put_back():
+    state = SignalState()
+    libc = ctypes.CDLL(None)
+    handler_t = ctypes.CFUNCTYPE(None, ctypes.c_int)
+    handler = handler_t(lambda sig: None)  # kept alive until put back
+    libc.signal.argtypes = [ctypes.c_int, handler_t]
+    libc.signal(int(signal.SIGUSR2), handler)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+    found = state.changes()
+    assert any("SIGUSR2" in c and "native" in c for c in found)
+    assert any("pthread_sigmask" in c for c in found)
+    assert state.changes() == []
+
+
+def test_candidate_checks_reject_a_handler():
+    checks = CandidateChecks(IntegrityGuard(), thread_idents(), torch.device("cpu"),
+                             signals=SignalState())
+    checks("before")
+    signal.signal(signal.SIGUSR1, lambda *_: None)
+    with pytest.raises(Hacked) as e:
+        checks("after importing the candidate")
+    assert [f["kind"] for f in e.value.findings] == ["signal_handler"]
+    checks("after it was put back")
+
+
+def test_handler_installed_at_import_is_a_reject(worker_ctx):
+    result, poisoned, _ = run_eval(worker_ctx, CASES / "cpu_signal_handler.py")
+    assert result["status"] == "hacked"
+    assert "signal_handler" in kinds(result, "reject")
+    assert poisoned
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_frames_read_anywhere_in_the_evaluation_are_a_reject(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_frames_exec.py")
+    assert result["status"] == "hacked"
+    assert "evaluator_introspection" in kinds(result, "reject")
+    found = " ".join(f["detail"] for f in result["findings"])
+    assert "compile()" in found
+    assert "PyEval_GetFrame" in found
+
+
+def test_honest_candidate_stays_clean(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_honest.py")
+    assert result["status"] == "ok", result["message"]
