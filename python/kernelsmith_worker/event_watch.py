@@ -143,6 +143,10 @@ def _in_kernel_compiler(frame: Any) -> bool:
 _INSPECT = os.sep + "inspect.py"
 _TRACEBACK = os.sep + "traceback.py"
 _CTYPES = os.sep + os.path.join("ctypes", "__init__.py")
+_SIGNAL_API = frozenset({"signal", "sigaction", "sigset", "bsd_signal", "sysv_signal",
+                         "setitimer", "alarm", "ualarm", "timer_create", "timer_settime",
+                         "timerfd_create", "pthread_sigmask", "sigprocmask", "raise", "kill",
+                         "pthread_kill", "tgkill", "sigqueue", "signalfd"})
 
 
 def _is_library_code(filename: str) -> bool:
@@ -179,12 +183,13 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
                     else f"{type(args[0]).__name__}.{args[1]}"
                 watch.note("introspection", what)
         elif event == "ctypes.dlsym" and len(args) > 1 and isinstance(args[1], str) \
-                and args[1].startswith(("Py", "_Py")):
+                and (args[1].startswith(("Py", "_Py")) or args[1] in _SIGNAL_API):
             # the interpreter's C API (PyEval_GetFrame, PyThreadState_*...): frames and
-            # objects with no audit event at all
+            # objects with no audit event at all; the C library's signal handlers and timers:
+            # candidate code run at any moment (signal_state.py watches Python's)
             caller = _getter(sys._getframe(1), event)
             if caller is not None and not _is_library_code(caller.f_code.co_filename):
-                watch.note("introspection", f"ctypes lookup of the interpreter's {args[1][:60]}")
+                watch.note("introspection", f"ctypes lookup of {args[1][:60]}")
         elif event == "compile" and len(args) > 1 and isinstance(args[1], str) \
                 and _is_library_code(args[1]):
             # code compiled under an installed file's name would pass for library code above
