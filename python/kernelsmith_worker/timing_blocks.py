@@ -56,22 +56,27 @@ def _tensors(out: object) -> list[torch.Tensor] | None:
 
 def _checkable(outs: list[object]) -> list[int]:
     """Calls of a sample whose output no later call overwrote (call j runs before call j-1):
-    a kernel that reuses one output buffer leaves only the last call's values in it."""
-    later: set[int] = set()
+    a kernel that reuses one output buffer leaves only the last call's values in it. Outputs
+    are compared by the memory their storages span, so views of one buffer and tensors made
+    over overlapping memory count as shared."""
+    later: list[tuple[int, int]] = []
     keep: list[int] = []
     for j, out in enumerate(outs):  # j = 0 ran last
-        ptrs = {_storage_ptr(t) for t in (_tensors(out) or [])}
-        if not ptrs & later:
+        spans = [_span(t) for t in (_tensors(out) or [])]
+        if not any(a < d and c < b for a, b in spans for c, d in later):
             keep.append(j)
-        later |= ptrs
+        later += spans
     return keep or [0]
 
 
-def _storage_ptr(t: torch.Tensor) -> int:
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """[start, end) of the memory of t's storage."""
     try:
-        return int(t.untyped_storage().data_ptr())
+        s = t.untyped_storage()
+        start = int(s.data_ptr())
+        return start, start + max(int(s.nbytes()), 1)
     except Exception:  # noqa: BLE001 - no storage (a fake tensor in tests)
-        return id(t)
+        return id(t), id(t) + 1
 
 
 def _timed_sample(api: CudaApi, runner: Any, name: str) -> tuple[Any, Any, float]:
@@ -135,7 +140,8 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
         if inputs.checked else set()
     out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
                            "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
-                           "mismatch": False, "tampered": None, "planned": len(plan)}
+                           "mismatch": False, "tampered": None, "planned": len(plan),
+                           "aliasing_appeared": False}
     seen_cand = 0
     acct = account or _NoAccount()
     for b, (name, signed) in enumerate(order):
@@ -161,6 +167,8 @@ def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[
             if name == "cand":
                 if seen_cand in plan and not out["mismatch"]:
                     calls = _checkable(runner.outputs["cand"])
+                    if len(calls) < runner.calls_per_sample:  # set up for distinct outputs
+                        out["aliasing_appeared"] = True
                     j = calls[_random_below(len(calls))]  # any call, not only the last
                     api.synchronize()
                     with acct.aside():

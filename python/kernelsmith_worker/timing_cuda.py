@@ -135,6 +135,15 @@ class _GraphUnusable(Exception):
         self.findings = findings
 
 
+def _aliased_finding(unit: str) -> dict:
+    return {"kind": "aliased_outputs",
+            "detail": "the outputs of forward's successive calls share memory, so only the last "
+                      f"call of a sample could be checked: timed one call per {unit} (its "
+                      "overhead counts on both sides). Return a fresh output per call for the "
+                      "usual samples of many calls",
+            "severity": "info"}
+
+
 def _no_flush() -> None:
     pass
 
@@ -146,6 +155,7 @@ class _GraphRunner:
                  outputs: dict[str, list[object]]) -> None:
         self.graphs, self.calls_per_sample, self.flush = graphs, k, flush
         self.outputs = outputs  # per graph, each call's output (rewritten by every replay)
+        self.aliased = False  # one call per graph because the candidate's outputs share memory
 
     def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
         self.flush()
@@ -344,14 +354,19 @@ def _build_graph_runner(
     flush: Callable[[], None], cfg: TimingConfig, inputs: TimedInputs,
     check: Check = _no_check,
 ) -> tuple[_GraphRunner, dict[str, float], str]:
-    """Capture both functions with the same k; recapture once if replays came out short."""
+    """Capture both functions with the same k; recapture once if replays came out short.
+    When the candidate's calls in one graph return outputs that share memory, only the last
+    call's values survive a replay, so no check could see what the others did (a kernel that
+    skips them would be timed as k times faster): both are captured again with one call per
+    graph, where the timed call is the checked one."""
     k = choose_calls_per_sample(min(eager_s.values()), max(eager_s.values()),
                                 cfg.replay_target_s, cfg.max_calls_per_sample, cfg.max_replay_s)
     graphs: dict[str, Any] = {}
     outs: dict[str, object] = {}
     replay: dict[str, float] = {}
+    aliased = False
     try:
-        for attempt in range(2):
+        for attempt in range(3):
             for g in graphs.values():
                 g.reset()
             graphs, outs = {}, {}
@@ -360,6 +375,9 @@ def _build_graph_runner(
                 if name == "ref":  # a patch that slows the reference would be baked in
                     check("before the reference's CUDA graph was captured")
                 graphs[name], outs[name] = _capture(api, fn, k, side)
+            if k > 1 and len(_checkable(outs["cand"])) < k:
+                k, aliased = 1, True
+                continue
             api.synchronize()
             replay = {name: _replay_s(api, g) for name, g in graphs.items()}
             per_call = {name: t / k for name, t in replay.items()}
@@ -367,7 +385,8 @@ def _build_graph_runner(
                                          cfg.replay_target_s, cfg.max_calls_per_sample,
                                          cfg.max_replay_s)
             # eager estimates of launch-bound functions overstate device time: k was too small
-            if attempt == 0 and min(replay.values()) < 0.5 * cfg.replay_target_s and k2 > k:
+            if attempt == 0 and not aliased and min(replay.values()) < 0.5 * cfg.replay_target_s \
+                    and k2 > k:
                 k = k2
                 continue
             break
@@ -376,6 +395,7 @@ def _build_graph_runner(
             g.reset()
         raise
     runner = _GraphRunner(graphs, k, flush, outs)
+    runner.aliased = aliased
     checked = True
     try:
         for name in ("ref", "cand"):
@@ -451,6 +471,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         try:
             runner, replay, graph_check = _build_graph_runner(api, fns, side, eager_s,
                                                               flush, cfg, inputs, check)
+            if runner.aliased:
+                findings.append(_aliased_finding("graph replay"))
         except _GraphUnusable as e:
             fallback_reason = str(e)
             findings += e.findings
@@ -472,6 +494,11 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                                         cfg.max_replay_s)
             k = min(k, inputs.use(k))
             runner = _EagerRunner(api, fns, k, flush)
+            if k > 1:  # outputs sharing memory across calls: one call per sample, as above
+                runner.run("cand")
+                if len(_checkable(runner.outputs["cand"])) < k:
+                    runner = _EagerRunner(api, fns, 1, flush)
+                    findings.append(_aliased_finding("sample"))
             replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
         try:
             got, steady, timed_kernels = _timed_blocks(api, runner, inputs, fns, replay, cfg,
@@ -490,6 +517,14 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                 "kind": "timed_checks_skipped",
                 "detail": f"{got['checked']} of the {got['planned']} planned checks of timed "
                           "outputs ran: the evaluator's sampling was interfered with",
+                "severity": "reject",
+            })
+        if got["aliasing_appeared"]:
+            findings.append({
+                "kind": "timed_output_aliasing",
+                "detail": "during timing, the outputs of one sample's calls came to share "
+                          "memory although they did not when the sample size was chosen: all "
+                          "but the last call of such a sample cannot be checked",
                 "severity": "reject",
             })
         if got["mismatch"]:
