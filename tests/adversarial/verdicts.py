@@ -77,6 +77,12 @@ def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, 
         and (not want.get("check") or check == want["check"])
     if not ok and alt:
         ok = status == alt["status"] and check in alt_checks
+    # a cheat the timing neutralizes: accepted, but at no more than an honest kernel's speedup
+    below = want.get("or_ok_at_most")
+    if below is not None:
+        expected += f" (or ok at <= {below}x)"
+        speedup = result.get("speedup")
+        ok = ok or (status == "ok" and isinstance(speedup, (int, float)) and speedup <= below)
     return expected, got, ok
 
 
