@@ -11,7 +11,8 @@
 # neighbours: the timing CV of small and compute-heavy eval_timing workloads on GPU 0
 #   (`eval --repeat N`), with the other GPUs idle and then running heavy evaluations
 #   (matmul 4096^3 through `serve --gpus 1..`), with the GPUs' power and clocks sampled.
-# Every figure goes to OUT_DIR (*.jsonl, summary.md). redis-server: $REDIS_SERVER, else beside
+# Every figure goes to OUT_DIR (*.jsonl, summary.md) and OUT_DIR.tgz (one file: a device run
+# may bring back only a few). redis-server: $REDIS_SERVER, else beside
 # KS_BIN (scripts/device-bundle --redis), else on PATH.
 #
 # Environment: SLOTS_PER_GPU (2), N_PER_GPU (16 evaluations per GPU and level), REPEAT (10),
@@ -32,8 +33,13 @@ REDIS=${REDIS_SERVER:-$(dirname "$KS")/redis-server}
 ngpu=$(nvidia-smi -L | wc -l)
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
+cleanup() {  # also on a timeout: the summary of what was measured, and one archive of it all
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"
+  "$PY" bench/scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
+  tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
+}
 trap cleanup EXIT
+trap 'exit 124' TERM INT
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 gpu_list() { seq -s, 0 $(($1 - 1)); }  # gpu_list G -> 0,1,...,G-1
 if [ -n "${LEVELS:-}" ]; then
@@ -95,7 +101,7 @@ throughput() {
   for g in 1 "$ngpu"; do
     local t0=$SECONDS dir="$tmp/bench_$g"
     timeout 150 "$KS" bench suites/kernelsmith --levels 1 --problems '1[0-3]_*' --rounds "${BENCH_ROUNDS:-3}" \
-      --proposer tuner --backend triton --gpus "$(gpu_list "$g")" --slots-per-gpu "$SLOTS" \
+      --proposer tuner --backend triton --gpus "$(gpu_list "$g")" --parallel-evals $((g * SLOTS)) \
       --concurrency 4 --run-dir "$dir" >"$OUT/bench_$g.log" 2>&1
     local rc=$? wall=$((SECONDS - t0))
     local n; n=$("$PY" -c 'import sqlite3,sys,glob; print(sum(sqlite3.connect(p).execute("select count(*) from evaluations").fetchone()[0] for p in glob.glob(sys.argv[1]+"/**/run.db", recursive=True)))' "$dir")
@@ -138,4 +144,3 @@ case $PART in
   all) throughput; neighbours ;;
   *) echo "part: throughput | neighbours | all" >&2; exit 2 ;;
 esac
-"$PY" bench/scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
