@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from conftest import CASES, kinds, run_eval
+from conftest import CASES, SOFTMAX, kinds, run_eval
 from kernelsmith_worker.cases import combine, weighted_geomean
 
 PROBLEM = CASES / "problem_softmax_cases.py"
@@ -136,3 +136,15 @@ def test_combine_without_every_interval_has_none():
     assert weighted_geomean([4.0, 1.0], [1.0, 1.0]) == pytest.approx(2.0)
     with pytest.raises(ValueError):
         combine([{"speedup": None}], [1.0])
+
+
+def test_triton_reference_with_the_same_kernel_seeded_is_ok(worker_ctx):
+    # A production kernel as the reference, ModelNew seeded with the same (same-named) kernel:
+    # only ModelNew is audited, and its kernel counts as its own.
+    result, _, _ = run_eval(worker_ctx, SOFTMAX / "triton_candidate.py",
+                            problem=CASES / "problem_triton_reference.py", backend="triton",
+                            trials=2)
+    assert result["status"] == "ok", result["message"]
+    assert [c["status"] for c in result["cases"]] == ["ok", "ok"]
+    assert result["stages"]["audit"]["custom_kernels"] == ["softmax_kernel"]
+    assert not kinds(result, "reject") and not kinds(result, "warn"), result["findings"]
