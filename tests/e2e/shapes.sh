@@ -34,7 +34,7 @@ check hard-coded-shape-feedback 0 'Per shape \(3 cases, each must be correct\): 
 
 # The tuner on the multi-shape problem: results keep their cases, feedback names the shapes.
 check evolve-shapes 0 'best speedup' -- "$KS" evolve $problem --seed-kernel $seed --rounds 2 \
-  $fast --islands 1 --run-dir "$tmp/evo"
+  --parallel-proposals 1 $fast --islands 1 --run-dir "$tmp/evo"
 check evolve-cases-stored 0 '^3$' -- sqlite3 "$tmp/evo/run.db" \
   "select json_array_length(result, '$.cases') from evaluations where status = 'ok' limit 1"
 check evolve-feedback 0 'Per shape: [0-9.]+x at tall 2048x256 \(weight 1\)' -- sqlite3 \
