@@ -130,10 +130,10 @@ std::string FormatEvalReport(const EvalResult& r) {
       out += fmt::format("timing     {} per case; times above: weighted mean over the cases\n",
                          t->value("method", std::string("?")));
     } else {
-      out += fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
-                         t->value("method", std::string("?")), t->value("samples", 0),
-                         t->value("calls_per_sample", 0),
-                         t->value("l2_flush", false) ? "on" : "off");
+      out +=
+          fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
+                      t->value("method", std::string("?")), t->value("samples", 0),
+                      t->value("calls_per_sample", 0), t->value("l2_flush", false) ? "on" : "off");
     }
     // Both figures when the timing had steady-state blocks: which one is reported, and why.
     auto steady = t->find("steady");

@@ -55,14 +55,22 @@ TEST(EvalResultTest, BaselineComparisonRoundTrips) {
 }
 
 TEST(EvalResultTest, CasesRoundTripAndStayAbsentForAPlainProblem) {
-  Result<EvalResult> r = EvalResult::FromJson(
-      {{"status", "ok"},
-       {"speedup", 1.2},
-       {"cases",
-        {{{"name", "batch 1"}, {"weight", 3}, {"status", "ok"}, {"message", ""},
-          {"speedup", 0.8}, {"speedup_ci95", {0.79, 0.81}}, {"ref_us", 8.0}, {"cand_us", 10.0},
-          {"cv", 0.01}, {"stages", {{"correctness", {{"passed", 5}}}}}, {"roofline", nullptr}},
-         {{"name", "prefill"}, {"weight", 1}, {"status", "not_run"}}}}});
+  Result<EvalResult> r =
+      EvalResult::FromJson({{"status", "ok"},
+                            {"speedup", 1.2},
+                            {"cases",
+                             {{{"name", "batch 1"},
+                               {"weight", 3},
+                               {"status", "ok"},
+                               {"message", ""},
+                               {"speedup", 0.8},
+                               {"speedup_ci95", {0.79, 0.81}},
+                               {"ref_us", 8.0},
+                               {"cand_us", 10.0},
+                               {"cv", 0.01},
+                               {"stages", {{"correctness", {{"passed", 5}}}}},
+                               {"roofline", nullptr}},
+                              {{"name", "prefill"}, {"weight", 1}, {"status", "not_run"}}}}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->cases.size(), 2u);
   EXPECT_EQ(r->cases[0].name, "batch 1");

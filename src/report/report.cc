@@ -137,8 +137,7 @@ std::string CasesTable(const std::vector<CaseResult>& cases) {
                     c.speedup ? FormatNumber(c.speedup) + "x" : c.status, ci,
                     FormatNumber(c.ref_us, 2), FormatNumber(c.cand_us, 2)});
   }
-  return HtmlTable({"shape", "weight", "speedup", "95% CI", "reference us", "candidate us"},
-                   rows) +
+  return HtmlTable({"shape", "weight", "speedup", "95% CI", "reference us", "candidate us"}, rows) +
          "<p class=\"muted\">The speedup above is the weighted geometric mean of these.</p>\n";
 }
 
