@@ -133,7 +133,7 @@ std::string CasesTable(const std::vector<CaseResult>& cases) {
     std::string ci = c.speedup_ci_lo && c.speedup_ci_hi
                          ? FormatNumber(c.speedup_ci_lo) + "-" + FormatNumber(c.speedup_ci_hi)
                          : "-";
-    rows.push_back({c.name, FormatNumber(c.weight),
+    rows.push_back({c.name, fmt::format("{:g}", c.weight),
                     c.speedup ? FormatNumber(c.speedup) + "x" : c.status, ci,
                     FormatNumber(c.ref_us, 2), FormatNumber(c.cand_us, 2)});
   }

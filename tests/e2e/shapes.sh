@@ -39,5 +39,7 @@ check evolve-cases-stored 0 '^3$' -- sqlite3 "$tmp/evo/run.db" \
   "select json_array_length(result, '$.cases') from evaluations where status = 'ok' limit 1"
 check evolve-feedback 0 'Per shape: [0-9.]+x at tall 2048x256 \(weight 1\)' -- sqlite3 \
   "$tmp/evo/run.db" "select json_extract(result, '$.feedback') from evaluations where status = 'ok'"
+check report-cases 0 '<td>square 512x512</td><td>2</td><td>[0-9.]+x</td>' -- sh -c \
+  "\"$KS\" report \"$tmp/evo\" -o \"$tmp/report.html\" >/dev/null && cat \"$tmp/report.html\""
 
 exit $((failures > 0))
