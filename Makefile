@@ -28,6 +28,7 @@ test-python:
 test-e2e: all
 	bash tests/e2e/run.sh $(BUILD)/kernelsmith
 	bash tests/e2e/evolve.sh $(BUILD)/kernelsmith
+	bash tests/e2e/shapes.sh $(BUILD)/kernelsmith
 	bash tests/e2e/bench.sh $(BUILD)/kernelsmith
 	bash tests/e2e/report.sh $(BUILD)/kernelsmith
 	bash tests/e2e/roofline.sh $(BUILD)/kernelsmith

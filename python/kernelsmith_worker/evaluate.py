@@ -20,6 +20,7 @@ import torch
 from kernelsmith_worker import errors, kernel_log
 from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
+from kernelsmith_worker.cases import CaseError, InputCase, combine, input_cases
 from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
                                             run_trials)
 from kernelsmith_worker.device import result_device
@@ -88,6 +89,33 @@ class _Stop(Exception):
 
 
 @dataclass
+class _CaseRun:
+    """One input case of a problem that declares several (cases.py): its trials and what its
+    stages recorded. A plain problem is one case and keeps its records at the top level."""
+
+    case: InputCase
+    trials: Trials
+    roofline: RooflineProbe | None = None
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[dict[str, str]] = field(default_factory=list)
+    timing: dict[str, Any] | None = None
+    reached: bool = False
+
+
+def verdict(failures: list[tuple[str, str]], findings: list[dict[str, Any]]) -> tuple[str, str]:
+    """(status, message) of a list of failures and findings: the highest in STATUS_ORDER."""
+    candidates = list(failures)
+    if rejects(findings):
+        candidates.append(("hacked", summarize(findings)))
+    for s in STATUS_ORDER:
+        hit = [m for st, m in candidates if st == s]
+        if hit:
+            return s, hit[0]
+    return "ok", ""
+
+
+@dataclass
 class _Evaluation:
     req: EvalRequest
     ctx: WorkerContext
@@ -103,9 +131,13 @@ class _Evaluation:
     ref_model: torch.nn.Module | None = None
     reference_kernels: frozenset[str] | None = None  # what the reference ran before import
     roofline: RooflineProbe | None = None  # the speed-of-light record (timed requests)
+    runs: list[_CaseRun] = field(default_factory=list)  # the declared input cases, if any
+    case: _CaseRun | None = None  # the case whose stages run now (declared cases only)
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
+        if self.case is not None:
+            message = f"case {self.case.case.name}: {message}"
         self.failures.append((status, message))
         self.poisoned = self.poisoned or poisoned
 
@@ -125,7 +157,7 @@ class _Evaluation:
         return bool(self.failures)
 
     # --- stages ------------------------------------------------------------------------------
-    def load(self) -> tuple[Problem, Candidate, torch.nn.Module, CandidateRunner, Trials]:
+    def load(self) -> tuple[Candidate, CandidateRunner, list[_CaseRun]]:
         req, ctx = self.req, self.ctx
         rec = self.begin("load")
         backend = ctx.backends.get(req.backend)
@@ -150,13 +182,16 @@ class _Evaluation:
         # Everything about the reference happens before any candidate code runs: its model,
         # the trials' inputs and reference outputs (stress trials included).
         init = self._build_reference(problem, rec)
-        trials = Trials(problem, self.ref_model, req.seed, self.dev, ctx.cache,
-                        default_budget(self.dev))
+        runs = self._case_runs(problem, rec)
         with self._reference_recorded():
-            trials.prepare(max(req.trials, 2))
+            for run in runs:
+                run.trials.prepare(max(req.trials, 2))
         if req.timing:  # roofline: the reference's work, before any candidate code runs
-            self.roofline = RooflineProbe(ctx.roofline, self.dev, ctx.gpu_info)
-            self.roofline.reference(problem.sha256, self.ref_model, trials.pristine(0).inputs)
+            for run in runs:
+                run.roofline = RooflineProbe(ctx.roofline, self.dev, ctx.gpu_info)
+                run.roofline.reference(run.case.problem.sha256, self.ref_model,
+                                       run.trials.pristine(0).inputs)
+            self.roofline = runs[0].roofline
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
@@ -178,8 +213,54 @@ class _Evaluation:
             self.end(rec, False)
             raise
         self.end(rec, True)
-        return problem, candidate, self.ref_model, CandidateRunner(new_model, self.dev, checks), \
-            trials
+        return candidate, CandidateRunner(new_model, self.dev, checks), runs
+
+    def _case_runs(self, problem: Problem, rec: dict[str, Any]) -> list[_CaseRun]:
+        """The problem's input cases (before any candidate code runs), each with its trials;
+        a plain problem is one case. Declared cases are kept in self.runs."""
+        try:
+            declared = input_cases(problem)
+        except CaseError as e:
+            rec["error"] = e.message
+            if e.tail:
+                rec["log_tail"] = e.tail
+            self.end(rec, False)
+            self.fail("infra_error", e.message, e.poisoned)
+            raise _Stop from e
+        cases = declared or [InputCase("", 1.0, problem)]
+        runs = [_CaseRun(c, Trials(c.problem, self.ref_model, self.req.seed, self.dev,
+                                   self.ctx.cache, default_budget(self.dev))) for c in cases]
+        if declared:
+            self.runs = runs
+        return runs
+
+    @contextlib.contextmanager
+    def _in_case(self, run: _CaseRun) -> Iterator[None]:
+        """Runs stages for one declared case: its stage records, timing, failures and findings
+        are its own (messages and findings name it); the request's lists get them too.
+        Nothing changes for a plain problem."""
+        if not self.runs:
+            yield
+            return
+        saved, self.stages, self.case = self.stages, run.stages, run
+        self.roofline, self.timing = run.roofline, None
+        run.reached = True
+        failed, found = len(self.failures), len(self.findings)
+        prefix = f"case {run.case.name}: "
+        try:
+            yield
+        except Hacked as h:
+            for f in h.findings:
+                f["detail"] = prefix + str(f.get("detail", ""))
+            run.findings.extend(h.findings)
+            raise
+        finally:
+            self.stages, self.case, self.roofline = saved, None, None
+            run.timing, self.timing = self.timing, None
+            run.failures.extend(self.failures[failed:])
+            for f in self.findings[found:]:
+                f["detail"] = prefix + str(f.get("detail", ""))
+            run.findings.extend(self.findings[found:])
 
     @contextlib.contextmanager
     def _reference_recorded(self) -> Iterator[None]:
@@ -444,17 +525,33 @@ class _Evaluation:
                 self.poisoned = True
 
     def _stages(self) -> None:
-        problem, candidate, ref_model, runner, trials = self.load()
-        outcome = self.correctness(runner, trials)
-        if outcome.status in ("compile_error", "runtime_error"):
-            return
-        self.audit(self.ctx.backends[self.req.backend], candidate, runner, trials, outcome)
+        candidate, runner, runs = self.load()
+        for run in runs:  # every case checked before any is timed
+            with self._in_case(run):
+                broke = self._check(candidate, runner, run.trials)
+            if broke or self.poisoned:
+                return
         if self.failed() or rejects(self.findings) or not self.req.timing:
             return
-        self._candidate_work(runner, trials)
-        if self.failed():
-            return
-        self.time(ref_model, runner, trials)
+        for run in runs:
+            with self._in_case(run):
+                self._candidate_work(runner, run.trials)
+                if not self.failed():
+                    assert self.ref_model is not None
+                    self.time(self.ref_model, runner, run.trials)
+            if self.failed():
+                return
+        if self.runs:
+            self.timing = combine([r.timing or {} for r in runs], [r.case.weight for r in runs])
+
+    def _check(self, candidate: Candidate, runner: CandidateRunner, trials: Trials) -> bool:
+        """Correctness and audit of one case; True when the candidate broke (it does not
+        compile or raised) and no further case is worth running."""
+        outcome = self.correctness(runner, trials)
+        if outcome.status in ("compile_error", "runtime_error"):
+            return True
+        self.audit(self.ctx.backends[self.req.backend], candidate, runner, trials, outcome)
+        return False
 
     def _candidate_work(self, runner: CandidateRunner, trials: Trials) -> None:
         """Roofline: the work torch ops do in the candidate's forward (lazy optimization)."""
@@ -473,15 +570,8 @@ class _Evaluation:
         for rec in self.stages.values():
             if "_start" in rec:
                 self.end(rec, False)
-        status, message = "ok", ""
-        candidates = list(self.failures)
-        if rejects(self.findings):
-            candidates.append(("hacked", summarize(self.findings)))
-        for s in STATUS_ORDER:
-            hit = [m for st, m in candidates if st == s]
-            if hit:
-                status, message = s, hit[0]
-                break
+        status, message = verdict(self.failures, self.findings)
+        cases = self._case_records(status == "ok") if self.runs else None
         t = self.timing or {}
         ok = status == "ok"
         vs_baseline = None
@@ -491,7 +581,7 @@ class _Evaluation:
                                "speedup_ci95": t.get("speedup_ci95"),
                                "baseline_us": t.get("ref_us"), "cand_us": t.get("cand_us")}
             t = {}  # timed against the baseline: nothing was timed against the reference
-        return {
+        out = {
             "status": status,
             "message": message,
             "backend": self.req.backend,
@@ -506,9 +596,42 @@ class _Evaluation:
             "device": result_device(self.dev, self.ctx.gpu_info),
             "roofline": self._roofline_record(),
         }
+        if cases is not None:
+            out["cases"] = cases
+        return out
+
+    def _case_records(self, ok: bool) -> list[dict[str, Any]]:
+        """Each declared case's verdict, timing and stages; the top-level stages become those
+        of the case that decided the status (the first that failed, else the last one run),
+        with the combined timing record when every case was timed."""
+        records: list[dict[str, Any]] = []
+        decisive: tuple[str, _CaseRun] | None = None
+        for run in self.runs:
+            status, message = verdict(run.failures, run.findings) if run.reached \
+                else ("not_run", "")
+            t = run.timing or {}
+            timed = status == "ok" and bool(t)
+            share = (run.stages.get("audit") or {}).get("custom_device_share")
+            records.append({
+                "name": run.case.name, "weight": run.case.weight, "status": status,
+                "message": message,
+                **{k: t.get(k) if timed else None
+                   for k in ("speedup", "speedup_ci95", "ref_us", "cand_us")},
+                "cv": t.get("cand_cv") if timed else None,
+                "stages": run.stages,
+                "roofline": None if run.roofline is None else run.roofline.record(
+                    share if self.dev.type == "cuda" else None),
+            })
+            if run.reached and (decisive is None or decisive[0] == "ok"):
+                decisive = (status, run)
+        if decisive is not None:
+            self.stages.update(decisive[1].stages)
+        if ok and self.timing is not None:
+            self.stages["timing"] = self.timing
+        return records
 
     def _roofline_record(self) -> dict[str, Any] | None:
-        if self.roofline is None:
+        if self.roofline is None or self.runs:  # declared cases: each case has its own
             return None
         share = (self.stages.get("audit") or {}).get("custom_device_share")
         return self.roofline.record(share if self.dev.type == "cuda" else None)

@@ -93,6 +93,20 @@ std::string FormatEvalReport(const EvalResult& r) {
     }
     out += "\n";
   }
+  if (!r.cases.empty()) {
+    out += fmt::format("cases      {} input cases{}\n", r.cases.size(),
+                       r.speedup ? ", speedup = their weighted geometric mean" : "");
+    for (const CaseResult& c : r.cases) {
+      std::string figures = c.speedup ? fmt::format("{:.3f}x", *c.speedup) : c.status;
+      if (c.speedup && c.speedup_ci_lo && c.speedup_ci_hi) {
+        figures += fmt::format("  (95% CI {:.3f}-{:.3f})", *c.speedup_ci_lo, *c.speedup_ci_hi);
+      }
+      if (c.ref_us && c.cand_us) {
+        figures += fmt::format("  {:.2f} -> {:.2f} us", *c.ref_us, *c.cand_us);
+      }
+      out += fmt::format("  {:<24} weight {:<5g} {}\n", c.name, c.weight, figures);
+    }
+  }
   if (r.vs_baseline) {
     const BaselineComparison& b = *r.vs_baseline;
     out += fmt::format("vs {}  {:.3f}x", b.path, b.speedup);
@@ -112,9 +126,15 @@ std::string FormatEvalReport(const EvalResult& r) {
                        Num(*t, "ref_us", "{:.2f}"), pct("ref_cv"), Num(*t, "ref_eager_us", "{:.2f}"));
     out += fmt::format("candidate  {} us/call (cv {})\n", Num(*t, "cand_us", "{:.2f}"),
                        pct("cand_cv"));
-    out += fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
-                       t->value("method", std::string("?")), t->value("samples", 0),
-                       t->value("calls_per_sample", 0), t->value("l2_flush", false) ? "on" : "off");
+    if (t->contains("combined")) {
+      out += fmt::format("timing     {} per case; times above: weighted mean over the cases\n",
+                         t->value("method", std::string("?")));
+    } else {
+      out +=
+          fmt::format("timing     {}, {} samples x {} calls, L2 flush {}\n",
+                      t->value("method", std::string("?")), t->value("samples", 0),
+                      t->value("calls_per_sample", 0), t->value("l2_flush", false) ? "on" : "off");
+    }
     // Both figures when the timing had steady-state blocks: which one is reported, and why.
     auto steady = t->find("steady");
     auto checked = t->find("speedup_checked");

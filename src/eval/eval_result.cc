@@ -71,6 +71,41 @@ void ReadCi(const nlohmann::json& j, std::optional<double>* lo, std::optional<do
   }
 }
 
+nlohmann::json CaseToJson(const CaseResult& c) {
+  return {{"name", c.name},
+          {"weight", c.weight},
+          {"status", c.status},
+          {"message", c.message},
+          {"speedup", OptionalNumber(c.speedup)},
+          {"speedup_ci95", CiJson(c.speedup_ci_lo, c.speedup_ci_hi)},
+          {"ref_us", OptionalNumber(c.ref_us)},
+          {"cand_us", OptionalNumber(c.cand_us)},
+          {"cv", OptionalNumber(c.cv)},
+          {"stages", c.stages},
+          {"roofline", c.roofline}};
+}
+
+Result<CaseResult> CaseFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Protocol("result field 'cases' holds a non-object");
+  CaseResult c;
+  c.name = StringOr(j, "name");
+  if (c.name.empty()) return Status::Protocol("result field 'cases' holds a case without a name");
+  c.weight = NumberOrNull(j, "weight").value_or(1.0);
+  c.status = StringOr(j, "status");
+  if (c.status != "not_run" && !ParseEvalStatus(c.status).ok()) {
+    return Status::Protocol("case '" + c.name + "' has an unknown status '" + c.status + "'");
+  }
+  c.message = StringOr(j, "message");
+  c.speedup = NumberOrNull(j, "speedup");
+  ReadCi(j, &c.speedup_ci_lo, &c.speedup_ci_hi);
+  c.ref_us = NumberOrNull(j, "ref_us");
+  c.cand_us = NumberOrNull(j, "cand_us");
+  c.cv = NumberOrNull(j, "cv");
+  if (auto st = j.find("stages"); st != j.end() && st->is_object()) c.stages = *st;
+  if (auto rl = j.find("roofline"); rl != j.end()) c.roofline = *rl;
+  return c;
+}
+
 }  // namespace
 
 nlohmann::json EvalResult::ToJson() const {
@@ -94,6 +129,10 @@ nlohmann::json EvalResult::ToJson() const {
                         {"speedup_ci95", CiJson(b.speedup_ci_lo, b.speedup_ci_hi)},
                         {"baseline_us", OptionalNumber(b.baseline_us)},
                         {"cand_us", OptionalNumber(b.cand_us)}};
+  }
+  if (!cases.empty()) {
+    j["cases"] = nlohmann::json::array();
+    for (const CaseResult& c : cases) j["cases"].push_back(CaseToJson(c));
   }
   j["findings"] = nlohmann::json::array();
   for (const Finding& f : findings) {
@@ -141,6 +180,13 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
     c.baseline_us = NumberOrNull(*b, "baseline_us");
     c.cand_us = NumberOrNull(*b, "cand_us");
     r.vs_baseline = c;
+  }
+  if (auto cs = j.find("cases"); cs != j.end() && cs->is_array()) {
+    for (const auto& c : *cs) {
+      Result<CaseResult> parsed = CaseFromJson(c);
+      if (!parsed.ok()) return parsed.status();
+      r.cases.push_back(std::move(*parsed));
+    }
   }
   if (auto fs = j.find("findings"); fs != j.end() && fs->is_array()) {
     for (const auto& f : *fs) {

@@ -55,6 +55,23 @@ struct BaselineComparison {
   std::optional<double> cand_us;
 };
 
+// One input case of a problem that declares several (`get_input_cases()`): its verdict and
+// timing. The result's speedup is the weighted geometric mean of the cases' speedups.
+struct CaseResult {
+  std::string name;
+  double weight = 1;   // how often the case runs in the workload
+  std::string status;  // an EvalStatus name, or "not_run" (the evaluation stopped before it)
+  std::string message;
+  std::optional<double> speedup;
+  std::optional<double> speedup_ci_lo;
+  std::optional<double> speedup_ci_hi;
+  std::optional<double> ref_us;
+  std::optional<double> cand_us;
+  std::optional<double> cv;
+  nlohmann::json stages = nlohmann::json::object();  // as the worker produced them
+  nlohmann::json roofline;                           // the worker's raw record, or null
+};
+
 struct EvalResult {
   EvalStatus status = EvalStatus::kInfraError;
   std::string message;  // one line: why the status is what it is; empty for ok
@@ -68,6 +85,7 @@ struct EvalResult {
   std::optional<double> cand_us;
   std::optional<double> cv;
   std::optional<BaselineComparison> vs_baseline;  // only for requests with a baseline
+  std::vector<CaseResult> cases;  // a problem's declared input cases; empty for a plain problem
   std::vector<Finding> findings;
   // How far from the device's measured limits (timed requests; docs/roofline.md).
   std::optional<Roofline> roofline;

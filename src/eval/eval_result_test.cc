@@ -54,6 +54,43 @@ TEST(EvalResultTest, BaselineComparisonRoundTrips) {
   EXPECT_FALSE(EvalResult::FromJson({{"status", "ok"}, {"vs_baseline", {{"path", "x"}}}}).ok());
 }
 
+TEST(EvalResultTest, CasesRoundTripAndStayAbsentForAPlainProblem) {
+  Result<EvalResult> r =
+      EvalResult::FromJson({{"status", "ok"},
+                            {"speedup", 1.2},
+                            {"cases",
+                             {{{"name", "batch 1"},
+                               {"weight", 3},
+                               {"status", "ok"},
+                               {"message", ""},
+                               {"speedup", 0.8},
+                               {"speedup_ci95", {0.79, 0.81}},
+                               {"ref_us", 8.0},
+                               {"cand_us", 10.0},
+                               {"cv", 0.01},
+                               {"stages", {{"correctness", {{"passed", 5}}}}},
+                               {"roofline", nullptr}},
+                              {{"name", "prefill"}, {"weight", 1}, {"status", "not_run"}}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->cases.size(), 2u);
+  EXPECT_EQ(r->cases[0].name, "batch 1");
+  EXPECT_DOUBLE_EQ(r->cases[0].weight, 3);
+  EXPECT_DOUBLE_EQ(*r->cases[0].speedup, 0.8);
+  EXPECT_DOUBLE_EQ(*r->cases[0].speedup_ci_hi, 0.81);
+  EXPECT_EQ(r->cases[0].stages["correctness"]["passed"], 5);
+  EXPECT_EQ(r->cases[1].status, "not_run");
+  EXPECT_FALSE(r->cases[1].speedup.has_value());
+  Result<EvalResult> back = EvalResult::FromJson(r->ToJson());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->ToJson(), r->ToJson());
+  EXPECT_FALSE(EvalResult::FromJson({{"status", "ok"}})->ToJson().contains("cases"));
+  // A case the engine cannot read is an error, not a silently shorter table.
+  EXPECT_FALSE(EvalResult::FromJson({{"status", "ok"}, {"cases", {1}}}).ok());
+  EXPECT_FALSE(
+      EvalResult::FromJson({{"status", "ok"}, {"cases", {{{"name", "a"}, {"status", "meh"}}}}})
+          .ok());
+}
+
 TEST(EvalResultTest, MissingOrUnknownStatusIsAProtocolError) {
   Result<EvalResult> r = EvalResult::FromJson({{"speedup", 1.0}});
   ASSERT_FALSE(r.ok());

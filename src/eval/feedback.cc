@@ -47,6 +47,31 @@ std::string CorrectnessLine(const EvalResult& r) {
   return line + ".\n";
 }
 
+// The per-case table of a multi-shape problem, one line: "2.10x at batch 256, 0.80x at
+// batch 1" when every case was timed, else each case's status.
+std::string CasesLine(const EvalResult& r) {
+  if (r.cases.empty()) return "";
+  bool timed = true;
+  for (const CaseResult& c : r.cases) timed = timed && c.speedup.has_value();
+  std::string line;
+  for (const CaseResult& c : r.cases) {
+    if (!line.empty()) line += ", ";
+    if (timed) {
+      line += fmt::format("{:.2f}x at {} (weight {:g})", *c.speedup, c.name, c.weight);
+    } else if (c.status == "ok") {
+      line += c.name + " correct";
+    } else if (c.status == "not_run") {
+      line += c.name + " not evaluated";
+    } else {
+      line += c.name + " " + c.status;
+    }
+  }
+  if (timed) {
+    return fmt::format("Per shape: {}; the speedup is their weighted geometric mean.\n", line);
+  }
+  return fmt::format("Per shape ({} cases, each must be correct): {}.\n", r.cases.size(), line);
+}
+
 const char* StatusHeadline(EvalStatus s) {
   switch (s) {
     case EvalStatus::kOk: return "The candidate is correct.";
@@ -95,6 +120,7 @@ std::string BuildFeedback(const EvalResult& r) {
     default:
       break;
   }
+  out += CasesLine(r);
   out += CorrectnessLine(r);
   for (const Finding& f : r.findings) {
     out += fmt::format("Audit [{}] {}: {}\n", f.severity, f.kind, f.detail);

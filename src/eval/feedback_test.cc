@@ -45,6 +45,46 @@ TEST(FeedbackTest, FindingsAndMismatchAreSpelledOut) {
   EXPECT_NE(fb.find("trial 3 at index [1,2]: expected 0.1, got 0.6"), std::string::npos);
 }
 
+CaseResult Case(std::string name, double weight, std::string status,
+                std::optional<double> speedup = std::nullopt) {
+  CaseResult c;
+  c.name = std::move(name);
+  c.weight = weight;
+  c.status = std::move(status);
+  c.speedup = speedup;
+  return c;
+}
+
+TEST(FeedbackTest, TimedCasesGiveThePerShapeSpeedups) {
+  EvalResult r;
+  r.status = EvalStatus::kOk;
+  r.speedup = 1.1;
+  r.cases = {Case("batch 256", 1, "ok", 2.1), Case("batch 1", 3, "ok", 0.8)};
+  std::string fb = BuildFeedback(r);
+  EXPECT_NE(fb.find("Per shape: 2.10x at batch 256 (weight 1), 0.80x at batch 1 (weight 3); the "
+                    "speedup is their weighted geometric mean."),
+            std::string::npos)
+      << fb;
+}
+
+TEST(FeedbackTest, FailedCasesAreNamed) {
+  EvalResult r = EvalResult::Failure(EvalStatus::kIncorrect, "case batch 256: trial 0: values");
+  r.cases = {Case("batch 1", 1, "ok"), Case("batch 256", 1, "incorrect"),
+             Case("prefill", 1, "not_run")};
+  std::string fb = BuildFeedback(r);
+  EXPECT_NE(fb.find("Per shape (3 cases, each must be correct): batch 1 correct, batch 256 "
+                    "incorrect, prefill not evaluated."),
+            std::string::npos)
+      << fb;
+}
+
+TEST(FeedbackTest, PlainProblemHasNoPerShapeLine) {
+  EvalResult r;
+  r.status = EvalStatus::kOk;
+  r.speedup = 1.5;
+  EXPECT_EQ(BuildFeedback(r).find("Per shape"), std::string::npos);
+}
+
 TEST(FeedbackTest, LastLines) {
   EXPECT_EQ(LastLines("a\nb\nc\n", 2), "b\nc");
   EXPECT_EQ(LastLines("a\nb", 5), "a\nb");

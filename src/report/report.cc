@@ -125,6 +125,22 @@ std::string VerifyLine(const nlohmann::json& v) {
                      v.value("agree", false) ? "agree" : "<b>differ</b>");
 }
 
+// The best kernel's per-shape table of a multi-shape problem; empty for a plain problem.
+std::string CasesTable(const std::vector<CaseResult>& cases) {
+  if (cases.empty()) return "";
+  std::vector<std::vector<std::string>> rows;
+  for (const CaseResult& c : cases) {
+    std::string ci = c.speedup_ci_lo && c.speedup_ci_hi
+                         ? FormatNumber(c.speedup_ci_lo) + "-" + FormatNumber(c.speedup_ci_hi)
+                         : "-";
+    rows.push_back({c.name, fmt::format("{:g}", c.weight),
+                    c.speedup ? FormatNumber(c.speedup) + "x" : c.status, ci,
+                    FormatNumber(c.ref_us, 2), FormatNumber(c.cand_us, 2)});
+  }
+  return HtmlTable({"shape", "weight", "speedup", "95% CI", "reference us", "candidate us"}, rows) +
+         "<p class=\"muted\">The speedup above is the weighted geometric mean of these.</p>\n";
+}
+
 std::string Kernels(const ReportData& d) {
   std::string out = "<h2>Best kernels</h2>\n";
   int shown = 0;
@@ -135,6 +151,7 @@ std::string Kernels(const ReportData& d) {
                        HtmlEscape(p.best_label), HtmlEscape(FormatNumber(p.best_speedup)),
                        HtmlEscape(p.base_label.empty() ? "nothing" : p.base_label));
     if (p.verify) out += VerifyLine(*p.verify);
+    out += CasesTable(p.best_cases);
     out += DiffHtml(LineDiff(p.base_code, p.best_code));
   }
   if (shown == 0) out += "<p class=\"muted\">No best kernel.</p>\n";

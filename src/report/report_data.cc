@@ -67,6 +67,7 @@ void ReadRunDb(const std::string& dir, const std::string& run_id, const std::str
     ++counts[EvalStatusName(eval->result.status)];
     if (eval->result.status == EvalStatus::kOk && first_correct == nullptr) first_correct = &prog;
     ReadRoofline(prog, prog.id == best_id, eval->result, p);
+    if (prog.id == best_id) p.best_cases = eval->result.cases;
     const json& device = eval->result.device;
     if (device.is_object() && !device.empty() &&
         std::find(data.devices.begin(), data.devices.end(), device) == data.devices.end()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "eval/eval_result.h"
 #include "eval/roofline.h"
 #include "usage/llm_usage.h"
 
@@ -29,6 +30,7 @@ struct ProblemReport {
   std::string base_code;   // the seed, or the first correct candidate
   std::string base_label;  // "seed p00001" / "first correct p00004"; empty: none
   std::string best_label;
+  std::vector<CaseResult> best_cases;  // the best's per-shape results (multi-shape problems)
   LlmUsage llm;
   // verify.json of the run: the best kernel re-measured at the end (absent: not verified)
   std::optional<nlohmann::json> verify;
