@@ -99,7 +99,9 @@ nlohmann::json BenchProblemRow::ToJson() const {
 
 Status CollectProblemOutcome(const std::string& problem_dir, const std::string& run_id, int rounds,
                              BenchProblemRow& row) {
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(problem_dir + "/run.db");
+  SqliteStoreOptions read_only;
+  read_only.read_only = true;
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore(problem_dir + "/run.db", read_only);
   if (!store.ok()) return store.status();
   return Collect(store->get(), run_id, rounds, row);
 }

@@ -36,8 +36,10 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       "tuner, a command or files), evaluate each, keep the best in a run directory (run.db, "
       "best.py, summary.json, run.log).\nExit status: 0 a correct candidate was found, 1 none "
       "was, 2 usage or input error, 3 waiting for answers (--proposer files; then --resume).");
-  cmd->add_option("problem", o.problem_path, "Problem file (class Model, get_inputs, ...)")
-      ->required();
+  cmd->add_option("problem", o.problem_path,
+                  "Problem file (class Model, get_inputs, ...); with --resume it may be left out: "
+                  "the run goes on with the problem stored in its run.db (a warning says when "
+                  "this file differs from it)");
   cmd->add_option("--seed-kernel", o.run.seed_kernel,
                   "Seed candidate (class ModelNew with an EVOLVE-BLOCK); without one the LLM "
                   "translates the reference first");
@@ -62,8 +64,14 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     if (e.run_dir.empty()) return UsageError("--summary-only needs --run-dir");
     return PrintStoredSummary(e.run_dir);
   }
-  Result<SourceFile> problem = LoadProblem(e.problem_path);
-  if (!problem.ok()) return UsageError(problem.status().message());
+  Result<SourceFile> problem = SourceFile{};
+  if (!e.problem_path.empty()) {
+    problem = LoadProblem(e.problem_path);
+    if (!problem.ok()) return UsageError(problem.status().message());
+  } else if (!e.resume) {
+    return UsageError(
+        "give the problem file: kernelsmith evolve PROBLEM.py (only --resume may leave it out)");
+  }
 
   // Options: run.json of a resumed run, then --config, then flags.
   std::string run_id;
