@@ -51,19 +51,12 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
                 "again in a fresh worker and timed by an independent method too, as "
                 "`kernelsmith verify` does; the outcome goes to RUN_DIR/verify.json)")
       ->envname("KS_NO_VERIFY");
-  cmd->add_flag("--summary-only", o.summary_only,
-                "Print the stored summary and per-status counts of --run-dir, then exit")
-      ->group("");  // hidden: used by tests
   return cmd;
 }
 
 int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   EvolveCommandOptions e = flags;
   RunOptions& o = e.run;
-  if (e.summary_only) {
-    if (e.run_dir.empty()) return UsageError("--summary-only needs --run-dir");
-    return PrintStoredSummary(e.run_dir);
-  }
   Result<SourceFile> problem = SourceFile{};
   if (!e.problem_path.empty()) {
     problem = LoadProblem(e.problem_path);
