@@ -100,7 +100,7 @@ check unknown-route 0 '^404$' -- curl -s -o /dev/null -w '%{http_code}' "$url/v2
 check concurrent-clients 0 '^8 rewards, all > 0$' -- env PYTHONPATH=python KS_REWARD_URL=$url python3 -c "
 import json
 from concurrent.futures import ThreadPoolExecutor
-from kernelsmith_rewards import compute_score, make_trl_reward
+from kernelsmith.rewards import compute_score, make_trl_reward
 p = json.load(open('$tmp/parts.json'))
 with ThreadPoolExecutor(8) as ex:
     r = list(ex.map(lambda i: compute_score('kernelsmith', p['faster'], p['truth']), range(6)))
