@@ -17,8 +17,11 @@ configure:
 
 test: all test-cpp test-python test-e2e test-wheel
 
+# Test seams (src/testing) stay out of the product library ks_lib.
 test-cpp: all
 	cd $(BUILD) && ./ks_tests --gtest_brief=1
+	@! nm -C $(BUILD)/libks_lib.a | grep -m1 'ks::TestLlmServer' || \
+	  { echo "test-only code (src/testing) is compiled into ks_lib"; exit 1; }
 
 # With a built binary the reward client is also tested against the real `kernelsmith serve`.
 test-python:

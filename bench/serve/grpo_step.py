@@ -89,7 +89,7 @@ def main() -> int:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from kernelsmith_rewards import make_trl_reward
+    from kernelsmith.rewards import make_trl_reward
 
     torch.manual_seed(0)
     tokenizer = byte_tokenizer()

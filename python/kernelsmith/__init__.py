@@ -1,7 +1,8 @@
 """kernelsmith as an installed Python package: the `kernelsmith` command (a native binary in
 this package's bin/, started by `kernelsmith._launch`) and its resources (share/kernelsmith).
-The evaluation worker, curate tool and reward adapters are the sibling packages
-kernelsmith_worker, kernelsmith_curate and kernelsmith_rewards."""
+The reward adapters are kernelsmith.rewards (kernelsmith_rewards is its older name, an
+alias); the evaluation worker and curate tool are the sibling packages kernelsmith_worker and
+kernelsmith_curate."""
 
 from __future__ import annotations
 

@@ -1,24 +1,12 @@
-"""Reward adapters that call `kernelsmith serve` (docs/training.md).
+"""The older name of ``kernelsmith.rewards``, kept so that existing imports and trainer
+configs go on working: ``kernelsmith_rewards`` and its modules are the same module objects as
+``kernelsmith.rewards`` and its modules."""
 
-- verl: ``compute_score`` (sync), ``compute_score_async``, ``compute_score_batch``
-  (``custom_reward_function.path`` = this package's ``verl.py``).
-- TRL: ``kernelsmith_reward`` / ``make_trl_reward`` for ``GRPOTrainer(reward_funcs=...)``.
-- ``RewardClient``: the stdlib HTTP client both use.
+import sys
 
-The service URL comes from the ``url`` argument, else ``$KS_REWARD_URL``, else
-``http://127.0.0.1:8080``.
-"""
+from kernelsmith import rewards as _rewards
+from kernelsmith.rewards import client, trl, verl
 
-from kernelsmith_rewards.client import RewardClient, RewardServiceError
-from kernelsmith_rewards.trl import kernelsmith_reward, make_trl_reward
-from kernelsmith_rewards.verl import compute_score, compute_score_async, compute_score_batch
-
-__all__ = [
-    "RewardClient",
-    "RewardServiceError",
-    "compute_score",
-    "compute_score_async",
-    "compute_score_batch",
-    "kernelsmith_reward",
-    "make_trl_reward",
-]
+for _name, _module in (("client", client), ("trl", trl), ("verl", verl)):
+    sys.modules[f"{__name__}.{_name}"] = _module
+sys.modules[__name__] = _rewards

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelsmith_rewards import (
+from kernelsmith.rewards import (
     RewardClient,
     RewardServiceError,
     compute_score,
@@ -80,6 +80,24 @@ def stub():
     s = Stub()
     yield s
     s.close()
+
+
+def test_the_older_name_is_an_alias_of_kernelsmith_rewards():
+    import importlib.util
+
+    import kernelsmith.rewards
+    import kernelsmith_rewards
+    from kernelsmith_rewards.client import RewardClient as OldClient
+    from kernelsmith_rewards.verl import compute_score as old_score
+
+    assert kernelsmith_rewards is kernelsmith.rewards
+    assert OldClient is RewardClient and old_score is compute_score
+    # verl loads custom_reward_function.path as a file: the old path still yields the functions
+    old_path = REPO / "python" / "kernelsmith_rewards" / "verl.py"
+    spec = importlib.util.spec_from_file_location("old_verl_file", old_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert callable(module.compute_score) and callable(module.compute_score_batch)
 
 
 def test_verl_compute_score_posts_one_item(stub):

@@ -99,7 +99,9 @@ nlohmann::json BenchProblemRow::ToJson() const {
 
 Status CollectProblemOutcome(const std::string& problem_dir, const std::string& run_id, int rounds,
                              BenchProblemRow& row) {
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(problem_dir + "/run.db");
+  SqliteStoreOptions read_only;
+  read_only.read_only = true;
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore(problem_dir + "/run.db", read_only);
   if (!store.ok()) return store.status();
   return Collect(store->get(), run_id, rounds, row);
 }
@@ -127,6 +129,9 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
                    std::filesystem::exists(problem_dir + "/run.json")};
   Result<OpenedRun> run = OpenRun(options, target);
   if (!run.ok()) return Failed(row, run.status().message());
+  // The resumed run goes on with its stored problem; a changed suite file is said, not hidden
+  // (run.log has it too).
+  if (!run->warning.empty()) fmt::print(stderr, "kernelsmith bench: warning: {}\n", run->warning);
   // A run that did all its rounds in an earlier session is taken as it is.
   if (target.resume && run->record.status == RunStatus::kFinished &&
       run->record.summary.value("rounds_done", 0) >= options.rounds) {

@@ -36,8 +36,10 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
       "tuner, a command or files), evaluate each, keep the best in a run directory (run.db, "
       "best.py, summary.json, run.log).\nExit status: 0 a correct candidate was found, 1 none "
       "was, 2 usage or input error, 3 waiting for answers (--proposer files; then --resume).");
-  cmd->add_option("problem", o.problem_path, "Problem file (class Model, get_inputs, ...)")
-      ->required();
+  cmd->add_option("problem", o.problem_path,
+                  "Problem file (class Model, get_inputs, ...); with --resume it may be left out: "
+                  "the run goes on with the problem stored in its run.db (a warning says when "
+                  "this file differs from it)");
   cmd->add_option("--seed-kernel", o.run.seed_kernel,
                   "Seed candidate (class ModelNew with an EVOLVE-BLOCK); without one the LLM "
                   "translates the reference first");
@@ -49,21 +51,20 @@ CLI::App* AddEvolveCommand(CLI::App& app, EvolveCommandOptions& o) {
                 "again in a fresh worker and timed by an independent method too, as "
                 "`kernelsmith verify` does; the outcome goes to RUN_DIR/verify.json)")
       ->envname("KS_NO_VERIFY");
-  cmd->add_flag("--summary-only", o.summary_only,
-                "Print the stored summary and per-status counts of --run-dir, then exit")
-      ->group("");  // hidden: used by tests
   return cmd;
 }
 
 int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   EvolveCommandOptions e = flags;
   RunOptions& o = e.run;
-  if (e.summary_only) {
-    if (e.run_dir.empty()) return UsageError("--summary-only needs --run-dir");
-    return PrintStoredSummary(e.run_dir);
+  Result<SourceFile> problem = SourceFile{};
+  if (!e.problem_path.empty()) {
+    problem = LoadProblem(e.problem_path);
+    if (!problem.ok()) return UsageError(problem.status().message());
+  } else if (!e.resume) {
+    return UsageError(
+        "give the problem file: kernelsmith evolve PROBLEM.py (only --resume may leave it out)");
   }
-  Result<SourceFile> problem = LoadProblem(e.problem_path);
-  if (!problem.ok()) return UsageError(problem.status().message());
 
   // Options: run.json of a resumed run, then --config, then flags.
   std::string run_id;

@@ -16,7 +16,6 @@ struct EvolveCommandOptions {
   std::string config_path;    // YAML or JSON file; flags win over its keys
   RunOptions run;             // the flags evolve and bench share (cli/run_flags.h)
   bool no_verify = false;     // skip re-measuring the best kernel at the end
-  bool summary_only = false;  // hidden: print the run directory's summary from run.db, exit
 };
 
 // Registers the `evolve` subcommand.

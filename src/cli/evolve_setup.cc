@@ -9,7 +9,6 @@
 
 #include "cli/backend_choice.h"
 #include "core/file.h"
-#include "store/sqlite_store.h"
 
 namespace ks {
 
@@ -53,26 +52,6 @@ std::string HardwareOf(const nlohmann::json& hello) {
     return fmt::format("{} ({} cores)", name, device["cores"].get<int>());
   }
   return name;
-}
-
-int PrintStoredSummary(const std::string& run_dir) {
-  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
-  if (!run_json.ok()) return EvolveUsageError(run_json.status().message());
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db");
-  if (!store.ok()) return EvolveUsageError(store.status().message());
-  std::string run_id = run_json->value("run_id", std::string());
-  Result<RunRecord> run = (*store)->GetRun(run_id);
-  if (!run.ok()) return EvolveUsageError(run.status().message());
-  Result<std::vector<ProgramRecord>> pending = (*store)->PendingPrograms(run_id);
-  if (!pending.ok()) return EvolveUsageError("cannot read run.db: " + pending.status().message());
-  Result<std::vector<ProgramRecord>> programs = (*store)->ProgramsOfRun(run_id);
-  if (!programs.ok()) return EvolveUsageError("cannot read run.db: " + programs.status().message());
-  nlohmann::json out = run->summary;
-  out["status"] = RunStatusName(run->status);
-  out["programs"] = programs->size();
-  out["pending"] = pending->size();
-  fmt::print("{}\n", out.dump(2));
-  return 0;
 }
 
 }  // namespace ks

@@ -26,7 +26,4 @@ std::string DefaultRunDir(const std::string& problem_path);
 // "AMD EPYC 7B13 (16 cores)"; empty when the hello does not say.
 std::string HardwareOf(const nlohmann::json& hello);
 
-// Prints the stored summary of the run in `run_dir` with per-status counts; exit status.
-int PrintStoredSummary(const std::string& run_dir);
-
 }  // namespace ks

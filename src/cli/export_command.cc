@@ -75,6 +75,10 @@ int RunExportCommand(const ExportCommandOptions& o, const ExportCommands& c) {
   const std::string format = c.sft->parsed() ? "sft" : "rl";
   Result<std::vector<Trajectory>> trajectories = LoadTrajectories(o.run_dirs);
   if (!trajectories.ok()) return UsageError(format, trajectories.status().message());
+  for (const Trajectory& t : *trajectories) {
+    if (!t.warning.empty())
+      fmt::print(stderr, "kernelsmith export {}: warning: {}\n", format, t.warning);
+  }
   ExportRows rows;
   if (format == "sft") {
     SftOptions so;

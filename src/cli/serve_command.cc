@@ -34,8 +34,8 @@ int UsageError(const std::string& message) {
   return kExitUsage;
 }
 
-// The cluster's figures as Prometheus lines, read from Redis at each scrape.
-std::function<std::string()> ClusterMetrics(const QueueUrl& url) {
+// The cluster's figures as metric families, read from Redis at each scrape.
+std::function<std::vector<prometheus::MetricFamily>()> ClusterMetrics(const QueueUrl& url) {
   struct State {
     std::mutex mu;
     RedisOptions options;
@@ -44,16 +44,37 @@ std::function<std::string()> ClusterMetrics(const QueueUrl& url) {
   auto state = std::make_shared<State>();
   state->options = RedisOptionsFor(url);
   state->options.give_up_s = 2;
-  return [state]() -> std::string {
+  return [state]() -> std::vector<prometheus::MetricFamily> {
     std::lock_guard<std::mutex> lock(state->mu);
+    auto up = [](bool reached) {
+      return ScrapedGauge("ks_cluster_up", "1 when the cluster's Redis answered this scrape",
+                          reached ? 1 : 0);
+    };
     if (state->client == nullptr) {
       Result<std::unique_ptr<RedisClient>> c = RedisClient::Connect(state->options);
-      if (!c.ok()) return "# cluster unreachable: " + c.status().message() + "\n";
+      if (!c.ok()) return {up(false)};
       state->client = std::move(*c);
     }
     Result<ClusterStatus> st = ReadClusterStatus(state->client.get());
-    if (!st.ok()) return "# cluster status failed: " + st.status().message() + "\n";
-    return st->ToPrometheus();
+    if (!st.ok()) {
+      state->client.reset();  // reconnect on the next scrape
+      return {up(false)};
+    }
+    auto n = [](auto v) { return static_cast<double>(v); };
+    return {up(true),
+            ScrapedGauge("ks_cluster_workers", "live workers", n(st->workers.size())),
+            ScrapedGauge("ks_cluster_slots", "evaluation slots of the workers", n(st->slots)),
+            ScrapedGauge("ks_cluster_busy_slots",
+                         "slots evaluating now (as the workers last advertised)", n(st->busy)),
+            ScrapedGauge("ks_cluster_queue_depth", "requests no worker has taken yet",
+                         n(st->queue_depth)),
+            ScrapedGauge("ks_cluster_in_flight", "requests taken and not acknowledged",
+                         n(st->in_flight)),
+            ScrapedGauge("ks_cluster_stalled",
+                         "requests in flight and idle longer than the visibility timeout",
+                         n(st->stalled)),
+            ScrapedGauge("ks_cluster_evals_per_second",
+                         "results stored per second over the last minute", st->evals_per_s)};
   };
 }
 

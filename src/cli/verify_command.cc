@@ -8,6 +8,7 @@
 #include "cli/evolve_setup.h"
 #include "cli/one_off_pool.h"
 #include "core/file.h"
+#include "run/run_problem.h"
 #include "store/sqlite_store.h"
 #include "task/task.h"
 #include "verify/verify.h"
@@ -38,7 +39,7 @@ bool FileExists(const std::string& path) {
 struct Target {
   std::string problem_path;
   std::string candidate_path;
-  std::string problem_source;  // stored with the run; empty: read problem_path
+  std::optional<RunRecord> run;  // the stored run (its problem's source, when kept)
   std::string backend;
   std::optional<double> recorded;  // the run's best speedup
 };
@@ -49,44 +50,39 @@ Result<Target> TargetOfRun(const std::string& run_dir) {
     return Status::InvalidArgument(run_dir + " is not a run directory (" +
                                    run_json.status().message() + ")");
   }
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db");
+  SqliteStoreOptions read_only;
+  read_only.read_only = true;
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db", read_only);
   if (!store.ok()) return store.status();
   Result<RunRecord> run = (*store)->GetRun(run_json->value("run_id", std::string()));
   if (!run.ok()) return run.status();
   Target t;
   t.problem_path = run->problem_path;
-  t.problem_source = run->problem_source;
   t.candidate_path = run_dir + "/best.py";
   t.backend = run->backend;
   if (run->summary.contains("best_speedup") && run->summary["best_speedup"].is_number()) {
     t.recorded = run->summary["best_speedup"].get<double>();
   }
+  t.run = std::move(*run);
   if (!FileExists(t.candidate_path)) {
     return Status::InvalidArgument(run_dir + " has no best.py (no correct candidate yet)");
-  }
-  if (t.problem_source.empty() && !FileExists(t.problem_path)) {
-    return Status::InvalidArgument("the run's problem " + t.problem_path +
-                                   " is not found from here: run verify from the directory the "
-                                   "run was started in, or pass PROBLEM.py " +
-                                   t.candidate_path);
   }
   return t;
 }
 
-// The problem to verify against: the source stored with the run when there is one (a note on
-// stderr when the file at its path has changed since), else the file.
+// The problem to verify against: a run's (the source stored in run.db, with a warning on
+// stderr when the file at its path has changed since), else the PROBLEM.py given.
 Result<SourceFile> ProblemOf(const Target& t) {
-  if (t.problem_source.empty()) return LoadProblem(t.problem_path);
-  if (FileExists(t.problem_path)) {
-    Result<std::string> disk = ReadFile(t.problem_path);
-    if (disk.ok() && *disk != t.problem_source) {
-      fmt::print(stderr,
-                 "kernelsmith verify: note: {} has changed since the run; verifying against "
-                 "the problem source stored in the run\n",
-                 t.problem_path);
-    }
+  if (!t.run) return LoadProblem(t.problem_path);
+  Result<RunProblem> problem = ProblemOfRun(*t.run);
+  if (!problem.ok()) {
+    return Status::InvalidArgument(problem.status().message() + "; or verify PROBLEM.py " +
+                                   t.candidate_path);
   }
-  return SourceFile{t.problem_path, t.problem_source, ""};
+  if (!problem->warning.empty()) {
+    fmt::print(stderr, "kernelsmith verify: warning: {}\n", problem->warning);
+  }
+  return problem->problem;
 }
 
 }  // namespace

@@ -71,16 +71,4 @@ std::string ClusterStatus::ToText() const {
   return out;
 }
 
-std::string ClusterStatus::ToPrometheus() const {
-  return fmt::format(
-      "# TYPE ks_cluster_workers gauge\nks_cluster_workers {}\n"
-      "# TYPE ks_cluster_slots gauge\nks_cluster_slots {}\n"
-      "# TYPE ks_cluster_busy_slots gauge\nks_cluster_busy_slots {}\n"
-      "# TYPE ks_cluster_queue_depth gauge\nks_cluster_queue_depth {}\n"
-      "# TYPE ks_cluster_in_flight gauge\nks_cluster_in_flight {}\n"
-      "# TYPE ks_cluster_stalled gauge\nks_cluster_stalled {}\n"
-      "# TYPE ks_cluster_evals_per_second gauge\nks_cluster_evals_per_second {:.4f}\n",
-      workers.size(), slots, busy, queue_depth, in_flight, stalled, evals_per_s);
-}
-
 }  // namespace ks

@@ -22,9 +22,8 @@ struct ClusterStatus {
   double evals_per_s = 0;  // results stored over the last minute / 60
 
   nlohmann::json ToJson() const;
-  std::string ToText() const;  // for a person
-  // Prometheus text lines (ks_cluster_*).
-  std::string ToPrometheus() const;
+  // For a person (serve's /metrics builds its ks_cluster_* gauges from the fields).
+  std::string ToText() const;
 };
 
 Result<ClusterStatus> ReadClusterStatus(RedisClient* client, double visibility_timeout_s = 60);

@@ -10,7 +10,7 @@
 
 #include "core/file.h"
 #include "curate/llm_inputs.h"
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 #include "store/test_util.h"
 
 namespace ks {

@@ -10,7 +10,7 @@
 #include "engine/llm_proposer.h"
 #include "eval/worker_pool.h"
 #include "llm/llm_client.h"
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
 

@@ -13,7 +13,7 @@
 #include "engine/llm_proposer.h"
 #include "llm/ensemble.h"
 #include "llm/llm_client.h"
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
 

@@ -7,7 +7,7 @@
 #include "core/file.h"
 #include "engine/engine.h"
 #include "llm/llm_client.h"
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
 

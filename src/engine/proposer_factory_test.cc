@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
 

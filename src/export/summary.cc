@@ -23,8 +23,9 @@ std::string HintFor(const std::string& reason) {
     return "no LLM step improved on the run's best: try --selection all";
   }
   if (reason == "reference_missing") {
-    return "the runs' problem files were not found: run export from the directory the runs "
-           "were started in";
+    return "the runs were made before kernelsmith stored problem sources in run.db and their "
+           "problem files were not found: run export from the directory the runs were started "
+           "in, or resume each run once with its problem file (that stores the source)";
   }
   if (reason == "not_evaluated") return "the runs' candidates are not evaluated yet: resume them";
   return "";

@@ -7,6 +7,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "run/run_problem.h"
 
 namespace ks {
 namespace {
@@ -86,8 +87,11 @@ Result<Trajectory> LoadTrajectory(Store& store, const RunRecord& run, const std:
   }
 
   if (!run.problem_source.empty()) {
-    t.reference_code = run.problem_source;
+    Result<RunProblem> stored = ProblemOfRun(run);
+    if (!stored.ok()) return stored.status();
+    t.reference_code = stored->problem.source;
     t.reference_path = "run.db";
+    t.warning = stored->warning;
   } else {
     t.reference_path = FindProblemFile(run.problem_path, run.problem_sha256, run_dir);
     if (!t.reference_path.empty()) {

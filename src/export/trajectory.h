@@ -34,6 +34,9 @@ struct Trajectory {
   std::string
       reference_path;  // where reference_code was read ("run.db": stored); "" when not found
   Difficulty difficulty;
+  // Non-empty when the file at the run's problem path differs from the stored source (which
+  // export uses); export prints it as a warning.
+  std::string warning;
   std::vector<TrajectoryStep> steps;  // the run's programs in insertion order
 
   // The reference's measured time (us) from the first evaluation that reports one; nullopt
@@ -42,10 +45,10 @@ struct Trajectory {
 };
 
 // Loads the run `run` of `store`. The reference source is the one stored with the run
-// (run.problem_source). A run made before sources were stored falls back to its problem file:
-// the stored path as is, else relative to `run_dir` and each of its ancestors (a run started
-// from another working directory); a file counts only when its SHA-256 is the run's
-// problem_sha256. Not finding it is not an error (reference_code stays empty).
+// (run.problem_source; `warning` says when the file at its path differs). A run made before sources
+// were stored falls back to its problem file: the stored path as is, else relative to `run_dir` and
+// each of its ancestors (a run started from another working directory); a file counts only when its
+// SHA-256 is the run's problem_sha256. Not finding it is not an error (reference_code stays empty).
 Result<Trajectory> LoadTrajectory(Store& store, const RunRecord& run, const std::string& run_dir);
 
 // Where a run directory's problem file is: see LoadTrajectory. "" when not found.

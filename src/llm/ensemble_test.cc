@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 
 namespace ks {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "llm/context_budget.h"
 #include "llm/llm_client.h"
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 
 namespace ks {
 namespace {

@@ -153,6 +153,12 @@ std::string Kernels(const ReportData& d) {
     if (p.verify) out += VerifyLine(*p.verify);
     out += CasesTable(p.best_cases);
     out += DiffHtml(LineDiff(p.base_code, p.best_code));
+    if (!p.problem_source.empty()) {
+      out += fmt::format(
+          "<details><summary>The problem (sha256 {}, as stored in run.db)</summary>\n"
+          "<pre>{}</pre></details>\n",
+          HtmlEscape(p.problem_sha256.substr(0, 12)), HtmlEscape(p.problem_source));
+    }
   }
   if (shown == 0) out += "<p class=\"muted\">No best kernel.</p>\n";
   return out;

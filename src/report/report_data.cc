@@ -6,6 +6,7 @@
 #include "bench/metrics.h"
 #include "bench/problem_run.h"
 #include "core/file.h"
+#include "run/run_problem.h"
 #include "store/sqlite_store.h"
 
 namespace ks {
@@ -42,14 +43,46 @@ void ReadRoofline(const ProgramRecord& prog, bool is_best, const EvalResult& r, 
   }
 }
 
-// Fills the per-run figures of `p` from `dir`/run.db: candidates, codes, LLM usage, devices.
+// run.db of a run directory, opened read-only (a run in progress is not disturbed).
+Result<std::unique_ptr<Store>> OpenRunDb(const std::string& dir) {
+  SqliteStoreOptions options;
+  options.read_only = true;
+  return OpenSqliteStore(dir + "/run.db", options);
+}
+
+// The problem stored with the run (a warning when the file at its path differs from it).
+void ReadProblem(Store& store, const std::string& run_id, ProblemReport& p, ReportData& data) {
+  Result<RunRecord> run = store.GetRun(run_id);
+  if (!run.ok()) {
+    data.warnings.push_back(p.name + ": " + run.status().message());
+    return;
+  }
+  p.problem_sha256 = run->problem_sha256;
+  if (run->problem_source.empty()) {
+    data.warnings.push_back(p.name +
+                            ": the run was made before problem sources were stored in run.db; "
+                            "the report does not show its problem");
+    return;
+  }
+  Result<RunProblem> problem = ProblemOfRun(*run);
+  if (!problem.ok()) {
+    data.warnings.push_back(p.name + ": " + problem.status().message());
+    return;
+  }
+  if (!problem->warning.empty()) data.warnings.push_back(p.name + ": " + problem->warning);
+  p.problem_source = problem->problem.source;
+}
+
+// Fills the per-run figures of `p` from `dir`/run.db: problem, candidates, codes, LLM usage,
+// devices.
 void ReadRunDb(const std::string& dir, const std::string& run_id, const std::string& best_id,
                ProblemReport& p, ReportData& data) {
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(dir + "/run.db");
+  Result<std::unique_ptr<Store>> store = OpenRunDb(dir);
   if (!store.ok()) {
     data.warnings.push_back(p.name + ": " + store.status().message());
     return;
   }
+  ReadProblem(**store, run_id, p, data);
   Result<std::vector<ProgramRecord>> programs = (*store)->ProgramsOfRun(run_id);
   if (!programs.ok()) {
     data.warnings.push_back(p.name + ": " + programs.status().message());
@@ -167,7 +200,7 @@ Status LoadSingleRun(const json& summary, ReportData& data) {
   row.outcome.name = run_id;
   Status s = CollectProblemOutcome(dir, run_id, summary.value("rounds", 0), row);
   if (!s.ok()) return s;
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(dir + "/run.db");
+  Result<std::unique_ptr<Store>> store = OpenRunDb(dir);
   if (store.ok()) {
     Result<RunRecord> run = (*store)->GetRun(run_id);
     if (run.ok()) {

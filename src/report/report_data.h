@@ -31,6 +31,10 @@ struct ProblemReport {
   std::string base_label;  // "seed p00001" / "first correct p00004"; empty: none
   std::string best_label;
   std::vector<CaseResult> best_cases;  // the best's per-shape results (multi-shape problems)
+  // The problem's source as stored in run.db (empty: a run made before sources were stored)
+  // and its SHA-256.
+  std::string problem_source;
+  std::string problem_sha256;
   LlmUsage llm;
   // verify.json of the run: the best kernel re-measured at the end (absent: not verified)
   std::optional<nlohmann::json> verify;

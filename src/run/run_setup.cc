@@ -8,6 +8,7 @@
 #include "core/file.h"
 #include "engine/engine.h"
 #include "propose/tuner.h"
+#include "run/run_problem.h"
 #include "store/sqlite_store.h"
 
 namespace ks {
@@ -56,14 +57,21 @@ Result<OpenedRun> OpenRun(const RunOptions& o, const RunTarget& t) {
   if (t.resume) {
     Result<RunRecord> stored = run.store->GetRun(t.run_id);
     if (!stored.ok()) return stored.status();
-    if (stored->problem_sha256 != t.problem.sha256) {
-      return Status::InvalidArgument(t.problem.path + " differs from the problem the run in " +
-                                     t.run_dir + " was started on (" + stored->problem_path +
-                                     "); resume with the same problem file");
+    Result<RunProblem> problem = ProblemOfRun(*stored, t.problem.path);
+    if (!problem.ok())
+      return Status::InvalidArgument("cannot resume: " + problem.status().message());
+    if (!problem->stored) {
+      // A run made before sources were stored gets its (checked) source now.
+      Status s = run.store->SetProblemSource(t.run_id, problem->problem.source);
+      if (!s.ok()) return s;
+      stored->problem_source = problem->problem.source;
     }
+    run.problem = std::move(problem->problem);
+    run.warning = std::move(problem->warning);
     run.record = std::move(*stored);
     return run;
   }
+  run.problem = t.problem;
   run.record.id = t.run_id;
   run.record.config = ConfigOf(o);
   run.record.problem_path = t.problem.path;
@@ -97,8 +105,8 @@ Result<RunOutcome> RunEvolution(const RunOptions& o, ProposerSpec spec, const Ru
 
   EngineOptions eo;
   eo.run_id = t.run_id;
-  eo.problem_path = t.problem.path;
-  eo.problem_source = t.problem.source;
+  eo.problem_path = run.problem.path;
+  eo.problem_source = run.problem.source;
   eo.seed_path = t.seed.path;
   eo.seed_source = t.seed.source;
   eo.backend = o.backend;
@@ -119,6 +127,7 @@ Result<RunOutcome> RunEvolution(const RunOptions& o, ProposerSpec spec, const Ru
     (void)store->UpdateRunStatus(t.run_id, RunStatus::kFailed);
     return Status::InvalidArgument(v.message());
   }
+  if (progress != nullptr && !run.warning.empty()) progress->Log("warning: " + run.warning);
   if (progress != nullptr) {
     progress->Log(fmt::format("{} {}: {} proposer, backend {}, {} rounds, {} island(s), run dir {}",
                               t.resume ? "resuming" : "starting", t.run_id, o.proposer, o.backend,

@@ -37,6 +37,8 @@ struct RunShared {
 
 // The problem a run evolves and where.
 struct RunTarget {
+  // A resumed run uses the problem stored in its run.db; this file (empty: the stored path) is
+  // then only compared with it, or read for a run made before sources were stored.
   SourceFile problem;
   SourceFile seed;  // empty source: the proposer translates the reference first
   std::string run_dir;
@@ -47,6 +49,8 @@ struct RunTarget {
 struct OpenedRun {
   std::unique_ptr<Store> store;  // run_dir/run.db
   RunRecord record;              // as stored before this session (resume) or just created
+  SourceFile problem;            // the problem the run evolves (the stored one on resume)
+  std::string warning;           // non-empty: the problem file differs from the stored one
 };
 
 struct RunOutcome {
@@ -61,8 +65,9 @@ struct RunOutcome {
 Result<SourceFile> LoadSeedFor(const RunOptions& options);
 
 // Creates the run directory and opens its run.db. A new run (target.resume false) is refused
-// where run.db exists; it writes run.json ({run_id, config}) and stores the run. A resumed run
-// must be stored with the same problem (its sha256). InvalidArgument says what to do.
+// where run.db exists; it writes run.json ({run_id, config}) and stores the run with its
+// problem's source. A resumed run goes on with the problem stored in run.db (ProblemOfRun:
+// `warning` is set when target.problem's file differs). InvalidArgument says what to do.
 Result<OpenedRun> OpenRun(const RunOptions& options, const RunTarget& target);
 
 // Builds the proposer of `spec` (with shared.llm_client where given), runs the engine with the

@@ -107,11 +107,53 @@ TEST(RunSetupTest, OpenRunStoresTheConfigAndRefusesATakenDirectory) {
   EXPECT_NE(again.status().message().find("already holds a run"), std::string::npos);
 
   f.target.resume = true;
+  Result<OpenedRun> resumed = OpenRun(f.options, f.target);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->warning, "");
+  resumed->store.reset();
+}
+
+TEST(RunSetupTest, AResumedRunUsesItsStoredProblemAndWarnsWhenTheFileChanged) {
+  Fixture f;
+  const std::string original = f.target.problem.source;
   ASSERT_TRUE(OpenRun(f.options, f.target).ok());
-  f.target.problem.sha256 = "0000";
+  f.target.resume = true;
+  // The problem file is gone: the stored source is used.
+  ASSERT_TRUE(std::filesystem::remove(f.target.problem.path));
+  f.target.problem = SourceFile{};
+  Result<OpenedRun> gone = OpenRun(f.options, f.target);
+  ASSERT_TRUE(gone.ok()) << gone.status().message();
+  EXPECT_EQ(gone->problem.source, original);
+  EXPECT_EQ(gone->warning, "");
+  gone->store.reset();
+  // A different file at its path: still the stored source, with a warning naming the file.
+  ASSERT_TRUE(WriteFileAtomic(f.dir.File("p.py"), original + "# edited\n").ok());
+  f.target.problem = *LoadProblem(f.dir.File("p.py"));
   Result<OpenedRun> changed = OpenRun(f.options, f.target);
-  ASSERT_FALSE(changed.ok());
-  EXPECT_NE(changed.status().message().find("differs from the problem"), std::string::npos);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed->problem.source, original);
+  EXPECT_NE(changed->warning.find(f.dir.File("p.py") + " differs from the problem"),
+            std::string::npos)
+      << changed->warning;
+}
+
+TEST(RunSetupTest, ResumingARunWithoutAStoredSourceStoresTheMatchingFile) {
+  Fixture f;
+  SourceFile problem = f.target.problem;
+  f.target.problem.source.clear();  // as kernelsmith stored runs before it kept sources
+  ASSERT_TRUE(OpenRun(f.options, f.target).ok());
+  f.target.resume = true;
+  f.target.problem = problem;
+  f.target.problem.path = f.dir.File("other.py");
+  ASSERT_TRUE(WriteFileAtomic(f.target.problem.path, problem.source + "x = 1\n").ok());
+  Result<OpenedRun> wrong = OpenRun(f.options, f.target);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("has no stored copy"), std::string::npos)
+      << wrong.status().message();
+  f.target.problem = problem;
+  Result<OpenedRun> resumed = OpenRun(f.options, f.target);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->store->GetRun("r1")->problem_source, problem.source);
 }
 
 TEST(RunSetupTest, RunEvolutionRunsTheRoundsAndStoresTheStatus) {

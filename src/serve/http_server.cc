@@ -64,10 +64,12 @@ Status RewardServer::Start() {
     Health(res);
   });
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    std::string text = metrics_->Prometheus(queue_->stats(), queue_->options().max_queue,
-                                            options_.slots, baselines_->stats());
-    if (options_.extra_metrics) text += options_.extra_metrics();
-    res.set_content(text, "text/plain; version=0.0.4");
+    std::vector<prometheus::MetricFamily> families = metrics_->Collect(
+        queue_->stats(), queue_->options().max_queue, options_.slots, baselines_->stats());
+    if (options_.extra_metrics) {
+      for (prometheus::MetricFamily& f : options_.extra_metrics()) families.push_back(std::move(f));
+    }
+    res.set_content(PrometheusText(families), "text/plain; version=0.0.4");
   });
   server_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;

@@ -42,9 +42,9 @@ struct RewardServerOptions {
   double request_timeout_s = 900;             // deadline of a call that names no timeout_s
   nlohmann::json hello = nlohmann::json::object();  // the worker's hello (device, backends)
   size_t slots = 1;                           // evaluations that may run at once
-  // More Prometheus lines for /metrics (the cluster's figures when evaluating on a cluster);
+  // More metric families for /metrics (the cluster's figures when evaluating on a cluster);
   // called on a handler thread. Empty: none.
-  std::function<std::string()> extra_metrics;
+  std::function<std::vector<prometheus::MetricFamily>()> extra_metrics;
 };
 
 class RewardServer {

@@ -110,7 +110,7 @@ TEST(RewardServerTest, RewardEndpointsAnswerOverHttp) {
   EXPECT_EQ(json::parse(res->body)["status"], "ok");
   res = c.Get("/metrics");
   ASSERT_TRUE(res);
-  EXPECT_NE(res->body.find("ks_requests_total{endpoint=\"/v1/reward\",code=\"200\"} 1"),
+  EXPECT_NE(res->body.find("ks_requests_total{code=\"200\",endpoint=\"/v1/reward\"} 1"),
             std::string::npos)
       << res->body;
   EXPECT_NE(res->body.find("ks_evaluations_total{status=\"incorrect\"} 1"), std::string::npos);

@@ -1,120 +1,141 @@
 #include "serve/serve_metrics.h"
 
-#include <fmt/format.h>
+#include <prometheus/client_metric.h>
+#include <prometheus/text_serializer.h>
 
-#include <algorithm>
-#include <cmath>
+#include <chrono>
+#include <sstream>
+#include <utility>
 
 namespace ks {
 namespace {
 
-void Push(std::deque<double>& window, double value) {
-  window.push_back(value);
-  if (window.size() > ServeMetrics::kWindow) window.pop_front();
+// Bucket bounds (seconds): an HTTP request can be answered in a millisecond (a 429, a cached
+// parent) or wait minutes for a worker; an evaluation takes from a fraction of a second (CPU)
+// to minutes (a slow compile).
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
+  static const prometheus::Histogram::BucketBoundaries b = {
+      0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
+  return b;
 }
 
-constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
+prometheus::Histogram& AddLatency(prometheus::Family<prometheus::Histogram>& family,
+                                  const prometheus::Labels& labels = {}) {
+  return family.Add(labels, LatencyBuckets());
+}
+
+prometheus::MetricFamily Scraped(const std::string& name, const std::string& help,
+                                 prometheus::MetricType type, double value) {
+  prometheus::ClientMetric m;
+  if (type == prometheus::MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  return prometheus::MetricFamily{name, help, type, {m}};
+}
 
 }  // namespace
 
-double Quantile(std::vector<double> samples, double q) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  double rank = std::ceil(q * static_cast<double>(samples.size()));
-  size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
-  return samples[std::min(index, samples.size() - 1)];
+prometheus::MetricFamily ScrapedGauge(const std::string& name, const std::string& help,
+                                      double value) {
+  return Scraped(name, help, prometheus::MetricType::Gauge, value);
 }
 
+prometheus::MetricFamily ScrapedCounter(const std::string& name, const std::string& help,
+                                        double value) {
+  return Scraped(name, help, prometheus::MetricType::Counter, value);
+}
+
+std::string PrometheusText(const std::vector<prometheus::MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+ServeMetrics::ServeMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      evaluations_(prometheus::BuildCounter()
+                       .Name("ks_evaluations_total")
+                       .Help("finished evaluations by status")
+                       .Register(*registry_)),
+      evaluation_seconds_(AddLatency(prometheus::BuildHistogram()
+                                         .Name("ks_evaluation_seconds")
+                                         .Help("evaluation wall time in a worker")
+                                         .Register(*registry_))),
+      device_seconds_(AddLatency(prometheus::BuildHistogram()
+                                     .Name("ks_device_seconds")
+                                     .Help("seconds an evaluation held its device exclusively "
+                                           "(the timing lease)")
+                                     .Register(*registry_))),
+      device_seconds_total_(prometheus::BuildCounter()
+                                .Name("ks_device_seconds_total")
+                                .Help("seconds evaluations held their devices exclusively")
+                                .Register(*registry_)
+                                .Add({})),
+      requests_(prometheus::BuildCounter()
+                    .Name("ks_requests_total")
+                    .Help("HTTP requests by endpoint and status code")
+                    .Register(*registry_)),
+      request_seconds_(prometheus::BuildHistogram()
+                           .Name("ks_request_seconds")
+                           .Help("HTTP request latency by endpoint")
+                           .Register(*registry_)),
+      rewards_(prometheus::BuildCounter()
+                   .Name("ks_rewards_total")
+                   .Help("rewards returned, by outcome")
+                   .Register(*registry_)),
+      reward_sum_(prometheus::BuildGauge()
+                      .Name("ks_reward_sum")
+                      .Help("sum of the rewards returned")
+                      .Register(*registry_)
+                      .Add({})) {}
+
 void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++evaluations_[EvalStatusName(status)];
-  Push(evaluation_seconds_, seconds);
-  Push(device_seconds_, device_seconds);
-  device_seconds_sum_ += device_seconds;
+  evaluations_.Add({{"status", EvalStatusName(status)}}).Increment();
+  evaluation_seconds_.Observe(seconds);
+  device_seconds_.Observe(device_seconds);
+  if (device_seconds > 0) device_seconds_total_.Increment(device_seconds);
 }
 
 void ServeMetrics::RecordRequest(const std::string& endpoint, int http_status, double seconds) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++requests_[{endpoint, http_status}];
-  Push(request_seconds_[endpoint], seconds);
+  requests_.Add({{"endpoint", endpoint}, {"code", std::to_string(http_status)}}).Increment();
+  AddLatency(request_seconds_, {{"endpoint", endpoint}}).Observe(seconds);
 }
 
 void ServeMetrics::RecordReward(const std::string& outcome, double reward) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++rewards_[outcome];
-  reward_sum_ += reward;
+  rewards_.Add({{"outcome", outcome}}).Increment();
+  reward_sum_.Increment(reward);
+}
+
+std::vector<prometheus::MetricFamily> ServeMetrics::Collect(const AdmissionStats& queue,
+                                                            size_t max_queue, size_t slots,
+                                                            const BaselineStats& baselines) const {
+  auto n = [](auto v) { return static_cast<double>(v); };
+  std::vector<prometheus::MetricFamily> families = {
+      ScrapedGauge("ks_up", "1 while the service accepts requests", 1),
+      ScrapedGauge("ks_queue_depth", "evaluations waiting for a worker", n(queue.queued)),
+      ScrapedGauge("ks_queue_capacity", "--max-queue", n(max_queue)),
+      ScrapedGauge("ks_in_flight", "evaluations running in workers", n(queue.in_flight)),
+      ScrapedGauge("ks_worker_slots", "evaluations that may run at once", n(slots)),
+      ScrapedCounter("ks_evaluations_cancelled_total",
+                     "queued evaluations taken back (client gone, deadline, shutdown)",
+                     n(queue.cancelled)),
+      ScrapedCounter("ks_evaluations_refused_total", "evaluations in requests refused with 429",
+                     n(queue.refused)),
+      ScrapedCounter("ks_parent_cache_hits_total", "parent baselines answered from the cache",
+                     n(baselines.hits)),
+      ScrapedCounter("ks_parent_measured_total", "parent baseline evaluations started",
+                     n(baselines.measured)),
+      ScrapedGauge("ks_parent_cache_entries", "parent baselines cached", n(baselines.cached)),
+  };
+  for (prometheus::MetricFamily& f : registry_->Collect()) families.push_back(std::move(f));
+  return families;
 }
 
 std::string ServeMetrics::Prometheus(const AdmissionStats& queue, size_t max_queue, size_t slots,
                                      const BaselineStats& baselines) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string out;
-  auto gauge = [&](const char* name, const char* help, double value) {
-    out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n{0} {2}\n", name, help, value);
-  };
-  auto counter = [&](const char* name, const char* help, double value) {
-    out += fmt::format("# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
-  };
-  gauge("ks_up", "1 while the service accepts requests", 1);
-  gauge("ks_queue_depth", "evaluations waiting for a worker", static_cast<double>(queue.queued));
-  gauge("ks_queue_capacity", "--max-queue", static_cast<double>(max_queue));
-  gauge("ks_in_flight", "evaluations running in workers", static_cast<double>(queue.in_flight));
-  gauge("ks_worker_slots", "evaluations that may run at once", static_cast<double>(slots));
-  counter("ks_evaluations_cancelled_total", "queued evaluations taken back (client gone, "
-          "deadline, shutdown)", static_cast<double>(queue.cancelled));
-  counter("ks_evaluations_refused_total", "evaluations in requests refused with 429",
-          static_cast<double>(queue.refused));
-
-  out += "# HELP ks_evaluations_total finished evaluations by status\n"
-         "# TYPE ks_evaluations_total counter\n";
-  for (const auto& [status, n] : evaluations_) {
-    out += fmt::format("ks_evaluations_total{{status=\"{}\"}} {}\n", status, n);
-  }
-  std::vector<double> eval(evaluation_seconds_.begin(), evaluation_seconds_.end());
-  out += "# HELP ks_evaluation_seconds evaluation wall time in a worker (recent window)\n"
-         "# TYPE ks_evaluation_seconds summary\n";
-  for (double q : kQuantiles) {
-    out += fmt::format("ks_evaluation_seconds{{quantile=\"{}\"}} {:.6f}\n", q, Quantile(eval, q));
-  }
-  out += fmt::format("ks_evaluation_seconds_count {}\n", eval.size());
-  std::vector<double> held(device_seconds_.begin(), device_seconds_.end());
-  out += "# HELP ks_device_seconds seconds an evaluation held its device exclusively (the "
-         "timing lease; recent window)\n"
-         "# TYPE ks_device_seconds summary\n";
-  for (double q : kQuantiles) {
-    out += fmt::format("ks_device_seconds{{quantile=\"{}\"}} {:.6f}\n", q, Quantile(held, q));
-  }
-  out += fmt::format("ks_device_seconds_count {}\n", held.size());
-  counter("ks_device_seconds_total", "seconds evaluations held their devices exclusively",
-          device_seconds_sum_);
-
-  out += "# HELP ks_requests_total HTTP requests by endpoint and status code\n"
-         "# TYPE ks_requests_total counter\n";
-  for (const auto& [key, n] : requests_) {
-    out += fmt::format("ks_requests_total{{endpoint=\"{}\",code=\"{}\"}} {}\n", key.first,
-                       key.second, n);
-  }
-  out += "# HELP ks_request_seconds HTTP request latency (recent window)\n"
-         "# TYPE ks_request_seconds summary\n";
-  for (const auto& [endpoint, window] : request_seconds_) {
-    std::vector<double> v(window.begin(), window.end());
-    for (double q : kQuantiles) {
-      out += fmt::format("ks_request_seconds{{endpoint=\"{}\",quantile=\"{}\"}} {:.6f}\n",
-                         endpoint, q, Quantile(v, q));
-    }
-  }
-  out += "# HELP ks_rewards_total rewards returned, by outcome\n"
-         "# TYPE ks_rewards_total counter\n";
-  for (const auto& [outcome, n] : rewards_) {
-    out += fmt::format("ks_rewards_total{{outcome=\"{}\"}} {}\n", outcome, n);
-  }
-  counter("ks_reward_sum", "sum of the rewards returned", reward_sum_);
-  counter("ks_parent_cache_hits_total", "parent baselines answered from the cache",
-          static_cast<double>(baselines.hits));
-  counter("ks_parent_measured_total", "parent baseline evaluations started",
-          static_cast<double>(baselines.measured));
-  gauge("ks_parent_cache_entries", "parent baselines cached", static_cast<double>(baselines.cached));
-  return out;
+  return PrometheusText(Collect(queue, max_queue, slots, baselines));
 }
 
 void MeteredRunner::Submit(EvalRequest request, Callback done) {

@@ -1,16 +1,25 @@
-// ServeMetrics: counters and latency samples of the reward service, rendered in Prometheus'
-// text format for GET /metrics. MeteredRunner is the Runner decorator that feeds it every
-// evaluation's status and duration.
-// Thread-safety: all methods may be called from any thread.
+// ServeMetrics: the reward service's figures for GET /metrics, kept in a prometheus-cpp
+// Registry and written in Prometheus' text exposition format by prometheus-cpp's
+// TextSerializer (escaping, HELP and TYPE lines). MeteredRunner is the Runner decorator that
+// feeds it every evaluation's status and duration.
+//
+// Adding a figure: register a family on registry() in ServeMetrics' constructor (counters,
+// gauges and summaries the service updates as things happen), or, for a value read when
+// scraped, append ScrapedGauge / ScrapedCounter to the families Collect() builds. Latencies
+// are histograms (exact bucket counts that add up across services; quantiles come from
+// Prometheus' histogram_quantile).
+// Thread-safety: all methods may be called from any thread (prometheus-cpp's metrics are).
 #pragma once
 
-#include <chrono>
-#include <cstdint>
-#include <deque>
-#include <map>
-#include <mutex>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "eval/runner.h"
@@ -19,37 +28,48 @@
 
 namespace ks {
 
-// The q-quantile (0 <= q <= 1) of `samples` by nearest rank; 0 for no samples.
-double Quantile(std::vector<double> samples, double q);
+// A one-sample gauge or counter family whose value is read when /metrics is scraped.
+prometheus::MetricFamily ScrapedGauge(const std::string& name, const std::string& help,
+                                      double value);
+prometheus::MetricFamily ScrapedCounter(const std::string& name, const std::string& help,
+                                        double value);
+
+// The text exposition of `families` (format version 0.0.4).
+std::string PrometheusText(const std::vector<prometheus::MetricFamily>& families);
 
 class ServeMetrics {
  public:
-  // Latency samples kept per series (the most recent ones).
-  static constexpr size_t kWindow = 2048;
+  ServeMetrics();
 
   // `device_seconds`: how long the evaluation held its device exclusively (timing).
   void RecordEvaluation(EvalStatus status, double seconds, double device_seconds = 0);
   void RecordRequest(const std::string& endpoint, int http_status, double seconds);
   void RecordReward(const std::string& outcome, double reward);
 
-  // The exposition text: ks_queue_depth, ks_in_flight, ks_evaluations_total{status},
-  // ks_evaluation_seconds{quantile}, ks_device_seconds{quantile}, ks_device_seconds_total,
-  // ks_requests_total{endpoint,code},
-  // ks_request_seconds{endpoint,quantile}, ks_rewards_total{outcome}, ks_reward_sum, the
-  // parent-baseline cache figures and ks_up.
+  // Where the service's metric families live.
+  prometheus::Registry& registry() { return *registry_; }
+
+  // Every family: the registry's (ks_evaluations_total{status}, ks_evaluation_seconds,
+  // ks_device_seconds, ks_device_seconds_total, ks_requests_total{endpoint,code},
+  // ks_request_seconds{endpoint}, ks_rewards_total{outcome}, the gauge ks_reward_sum) and the
+  // figures read now (ks_up, queue depth, capacity, in flight, worker slots, cancelled and refused
+  // evaluations, the parent-baseline cache).
+  std::vector<prometheus::MetricFamily> Collect(const AdmissionStats& queue, size_t max_queue,
+                                                size_t slots, const BaselineStats& baselines) const;
+  // Collect's families as exposition text.
   std::string Prometheus(const AdmissionStats& queue, size_t max_queue, size_t slots,
                          const BaselineStats& baselines) const;
 
  private:
-  mutable std::mutex mu_;  // guards the fields below
-  std::map<std::string, uint64_t> evaluations_;  // by status
-  std::deque<double> evaluation_seconds_;
-  std::deque<double> device_seconds_;
-  double device_seconds_sum_ = 0;
-  std::map<std::pair<std::string, int>, uint64_t> requests_;  // (endpoint, code)
-  std::map<std::string, std::deque<double>> request_seconds_;
-  std::map<std::string, uint64_t> rewards_;  // by outcome
-  double reward_sum_ = 0;
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& evaluations_;
+  prometheus::Histogram& evaluation_seconds_;
+  prometheus::Histogram& device_seconds_;
+  prometheus::Counter& device_seconds_total_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& request_seconds_;
+  prometheus::Family<prometheus::Counter>& rewards_;
+  prometheus::Gauge& reward_sum_;  // a gauge: log_ratio rewards may be negative
 };
 
 // Runner decorator: forwards to `inner` and records each result's status and wall time.

@@ -79,8 +79,20 @@ CREATE TABLE run_state (
 
 #undef KS_NOW
 
+// Version 2: the problem's source is a column of its run (NULL for a run made before sources
+// were stored), so a run directory copied elsewhere keeps its reference. Runs that kept it as
+// the run_state key "problem_source" (a JSON string) have it moved into the column.
+constexpr std::string_view kV2 = R"sql(
+ALTER TABLE runs ADD COLUMN problem_source TEXT;
+UPDATE runs SET problem_source = (
+  SELECT json_extract(s.value, '$') FROM run_state s
+  WHERE s.run_id = runs.id AND s.key = 'problem_source' AND json_type(s.value) = 'text');
+DELETE FROM run_state WHERE key = 'problem_source';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, programs, evaluations, llm_calls, run_state", kV1},
+    {2, "runs.problem_source", kV2},
 };
 
 Result<bool> HasTable(SqliteDb* db, std::string_view name) {

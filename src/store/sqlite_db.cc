@@ -47,6 +47,27 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::OpenReadOnly(const std::string& path
   return std::unique_ptr<SqliteDb>(new SqliteDb(path, db));
 }
 
+Result<std::unique_ptr<SqliteDb>> SqliteDb::TemporaryCopyOf(const SqliteDb& source) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      "", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string reason = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Status::IOError(
+        fmt::format("cannot open a temporary database to copy {}: {}", source.path(), reason));
+  }
+  sqlite3_extended_result_codes(db, 1);
+  std::unique_ptr<SqliteDb> copy(new SqliteDb(source.path(), db));
+  sqlite3_backup* backup = sqlite3_backup_init(db, "main", source.handle(), "main");
+  if (backup == nullptr) return copy->Error(sqlite3_errcode(db), "copy into a temporary database");
+  rc = sqlite3_backup_step(backup, -1);
+  int finish = sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) return source.Error(rc, "copy into a temporary database");
+  if (finish != SQLITE_OK) return copy->Error(finish, "copy into a temporary database");
+  return copy;
+}
+
 SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
 
 Status SqliteDb::Error(int rc, std::string_view what) const {

@@ -32,6 +32,11 @@ class SqliteDb {
   // Opens an existing database file read-only (never created, never written): NotFound naming
   // the file when it does not exist. For readers (export, reports) next to a running writer.
   static Result<std::unique_ptr<SqliteDb>> OpenReadOnly(const std::string& path);
+  // A private temporary database (SQLite's "" file: in memory, spilled to a temporary file
+  // when large, deleted on close) holding a consistent copy of `source`; `source` is only
+  // read. Errors and path() name `source`'s file. For reading an older database through a
+  // migrated copy without changing the file.
+  static Result<std::unique_ptr<SqliteDb>> TemporaryCopyOf(const SqliteDb& source);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/sha256.h"
 #include "store/schema.h"
 #include "store/sqlite_store_impl.h"
 
@@ -82,11 +83,14 @@ Result<std::unique_ptr<Store>> OpenReadOnlyStore(const std::string& path,
     return NewerSchemaError(**db, *version, LatestSchemaVersion());
   }
   if (*version < LatestSchemaVersion()) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: database schema version {} is older than this kernelsmith's ({}); it cannot be "
-        "migrated read-only: resume the run once with this kernelsmith (or copy the file and "
-        "open the copy) first",
-        path, *version, LatestSchemaVersion()));
+    // An older file is read through a migrated private copy: the file itself is never changed.
+    Result<std::unique_ptr<SqliteDb>> copy = SqliteDb::TemporaryCopyOf(**db);
+    if (!copy.ok()) return copy.status();
+    Status s = (*copy)->Exec("PRAGMA foreign_keys = ON", "enable foreign keys");
+    if (!s.ok()) return s;
+    s = MigrateSchema(copy->get(), StoreMigrations());
+    if (!s.ok()) return s;
+    *db = std::move(*copy);
   }
   Status s = (*db)->Exec("PRAGMA query_only = 1", "set query_only");
   if (!s.ok()) return s;
@@ -138,9 +142,6 @@ Status SqliteStore::CheckRunExistsLocked(const std::string& run_id, std::string_
   return Status::Ok();
 }
 
-// The run_state key of RunRecord::problem_source.
-constexpr const char* kProblemSourceKey = "problem_source";
-
 // --- runs ---
 
 Status SqliteStore::CreateRun(const RunRecord& run) {
@@ -156,29 +157,20 @@ Status SqliteStore::CreateRun(const RunRecord& run) {
         fmt::format("{}: {}: the run already exists", db_->path(), what));
   }
   Result<SqliteStatement> st = db_->Prepare(
-      "INSERT INTO runs (id, config, problem_path, problem_sha256, backend, status, summary) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO runs (id, config, problem_path, problem_sha256, problem_source, backend, "
+      "status, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       what);
   if (!st.ok()) return st.status();
   st->BindText(1, run.id)
       .BindText(2, DumpJsonColumn(run.config))
       .BindText(3, run.problem_path)
       .BindText(4, run.problem_sha256)
-      .BindText(5, run.backend)
-      .BindText(6, RunStatusName(run.status))
-      .BindText(7, DumpJsonColumn(run.summary));
+      .BindTextOrNull(5, run.problem_source)
+      .BindText(6, run.backend)
+      .BindText(7, RunStatusName(run.status))
+      .BindText(8, DumpJsonColumn(run.summary));
   Status s = st->Run();
   if (!s.ok()) return s;
-  if (!run.problem_source.empty()) {
-    Result<SqliteStatement> src =
-        db_->Prepare("INSERT INTO run_state (run_id, key, value) VALUES (?, ?, ?)", what);
-    if (!src.ok()) return src.status();
-    src->BindText(1, run.id)
-        .BindText(2, kProblemSourceKey)
-        .BindText(3, DumpJsonColumn(nlohmann::json(run.problem_source)));
-    s = src->Run();
-    if (!s.ok()) return s;
-  }
   return txn->Commit();
 }
 
@@ -186,8 +178,8 @@ Result<RunRecord> SqliteStore::GetRun(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(mu_);
   std::string what = fmt::format("read run '{}'", run_id);
   Result<SqliteStatement> st = db_->Prepare(
-      "SELECT id, created_at, config, problem_path, problem_sha256, backend, status, summary "
-      "FROM runs WHERE id = ?",
+      "SELECT id, created_at, config, problem_path, problem_sha256, backend, status, summary, "
+      "problem_source FROM runs WHERE id = ?",
       what);
   if (!st.ok()) return st.status();
   st->BindText(1, run_id);
@@ -209,14 +201,12 @@ Result<RunRecord> SqliteStore::GetRun(const std::string& run_id) {
   Result<nlohmann::json> summary = ParseJsonColumn(st->ColumnText(7), "runs.summary");
   if (!summary.ok()) return CorruptRow(what, summary.status());
   run.summary = std::move(*summary);
-  Result<nlohmann::json> source = StateLocked(run_id, kProblemSourceKey, what);
-  if (source.ok()) {
-    if (!source->is_string()) {
-      return CorruptRow(what, Status::InvalidArgument("problem_source: not a string"));
+  if (!st->IsNull(8)) {
+    run.problem_source = st->ColumnText(8);
+    if (Sha256Hex(run.problem_source) != run.problem_sha256) {
+      return CorruptRow(
+          what, Status::InvalidArgument("runs.problem_source does not match runs.problem_sha256"));
     }
-    run.problem_source = source->get<std::string>();
-  } else if (source.status().code() != Status::Code::kNotFound) {
-    return source.status();
   }
   return run;
 }
@@ -274,6 +264,35 @@ Status SqliteStore::UpdateRunSummary(const std::string& run_id, const nlohmann::
   std::lock_guard<std::mutex> lock(mu_);
   return UpdateRun(db_.get(), "UPDATE runs SET summary = ? WHERE id = ?", DumpJsonColumn(summary),
                    run_id, fmt::format("update summary of run '{}'", run_id));
+}
+
+Status SqliteStore::SetProblemSource(const std::string& run_id, const std::string& source) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string what = fmt::format("store the problem source of run '{}'", run_id);
+  Result<SqliteTransaction> txn = SqliteTransaction::Begin(db_.get(), what);
+  if (!txn.ok()) return txn.status();
+  Result<SqliteStatement> st = db_->Prepare(
+      "SELECT problem_sha256, problem_source IS NOT NULL FROM runs WHERE id = ?", what);
+  if (!st.ok()) return st.status();
+  st->BindText(1, run_id);
+  Result<bool> row = st->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound(fmt::format("{}: {}: no run '{}'", db_->path(), what, run_id));
+  if (st->ColumnInt64(1) != 0) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {}: the run has its problem source already", db_->path(), what));
+  }
+  if (Sha256Hex(source) != st->ColumnText(0)) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: {}: this source is not the run's problem (its SHA-256 differs)", db_->path(), what));
+  }
+  Result<SqliteStatement> update =
+      db_->Prepare("UPDATE runs SET problem_source = ? WHERE id = ?", what);
+  if (!update.ok()) return update.status();
+  update->BindText(1, source).BindText(2, run_id);
+  Status s = update->Run();
+  if (!s.ok()) return s;
+  return txn->Commit();
 }
 
 // --- LLM calls ---

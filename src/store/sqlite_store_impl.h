@@ -24,6 +24,7 @@ class SqliteStore final : public Store {
   Status CreateRun(const RunRecord& run) override;
   Result<RunRecord> GetRun(const std::string& run_id) override;
   Status UpdateRunStatus(const std::string& run_id, RunStatus status) override;
+  Status SetProblemSource(const std::string& run_id, const std::string& source) override;
   Status UpdateRunSummary(const std::string& run_id, const nlohmann::json& summary) override;
   Result<std::vector<RunRecord>> ListRuns() override;
 

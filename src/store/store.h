@@ -46,9 +46,9 @@ struct RunRecord {
   nlohmann::json config = nlohmann::json::object();  // the effective configuration
   std::string problem_path;
   std::string problem_sha256;
-  // The problem file's text when the run was created, so a run directory copied elsewhere
-  // still has its reference (kept in run_state under "problem_source"; empty for runs made
-  // before it was stored).
+  // The problem file's text when the run was created (its SHA-256 is problem_sha256), so a
+  // run directory copied elsewhere still has its reference. Empty for runs made before sources
+  // were stored, until SetProblemSource adds it.
   std::string problem_source;
   std::string backend;  // "triton", "cuda", "cpu"
   RunStatus status = RunStatus::kRunning;
@@ -107,6 +107,10 @@ class Store {
   virtual Result<RunRecord> GetRun(const std::string& run_id) = 0;
   virtual Status UpdateRunStatus(const std::string& run_id, RunStatus status) = 0;
   virtual Status UpdateRunSummary(const std::string& run_id, const nlohmann::json& summary) = 0;
+  // Adds the problem source to a run stored without one (made before sources were stored).
+  // InvalidArgument if its SHA-256 is not the run's problem_sha256 or the run has a source
+  // already; NotFound for an unknown run.
+  virtual Status SetProblemSource(const std::string& run_id, const std::string& source) = 0;
   // Every run of the database, in creation order (a run directory's run.db holds one).
   virtual Result<std::vector<RunRecord>> ListRuns() = 0;
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/sha256.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
 
@@ -71,6 +72,7 @@ TEST_F(StoreTest, RunRoundTripAndUpdates) {
 TEST_F(StoreTest, AProblemSourceIsStoredWithItsRun) {
   RunRecord with = MakeRun("r2");
   with.problem_source = "class Model:\n    pass\n";
+  with.problem_sha256 = Sha256Hex(with.problem_source);
   ASSERT_TRUE(store_->CreateRun(with).ok());
   Reopen();
   Result<RunRecord> run = store_->GetRun("r2");

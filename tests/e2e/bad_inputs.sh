@@ -35,6 +35,9 @@ check evolve-broken-problem 2 "error: problem $data/returns_dict.py: get_inputs\
   "$KS" evolve $data/returns_dict.py --seed-kernel $seed $fast --islands 1 --rounds 5 \
   --run-dir "$tmp/broken"
 check evolve-broken-problem-one-eval 0 '^1$' -- sqlite3 "$tmp/broken/run.db" "select count(*) from evaluations"
+# Only --resume may leave the problem out (the run keeps its own).
+check evolve-no-problem 2 'give the problem file: kernelsmith evolve PROBLEM.py' -- \
+  "$KS" evolve --seed-kernel $seed --run-dir "$tmp/none"
 
 # Config files: YAML and JSON syntax errors with line and column, unknown keys with the
 # valid ones.

@@ -46,6 +46,12 @@ check bench-no-match 2 'no problem matches' -- "$KS" bench $suite --levels 3 --r
 # 2. Resume: a finished problem is not rerun.
 check bench-resume-finished 0 '1_ColSum: finished, best .*finished earlier' -- \
   "$KS" bench $suite --resume --run-dir "$tmp/b"
+# A suite file changed since: the run keeps its stored problem and bench says so.
+cp "$suite/level1/1_ColSum.py" "$tmp/colsum.orig"
+echo "# edited" >>"$suite/level1/1_ColSum.py"
+check bench-resume-changed-problem-warns 0 'warning: .*1_ColSum.py differs from the problem' -- \
+  "$KS" bench $suite --resume --run-dir "$tmp/b"
+cp "$tmp/colsum.orig" "$suite/level1/1_ColSum.py"
 # ... and it runs the problems it was started with: other filters are refused.
 check bench-resume-filters 2 "started with ''; leave --levels out" -- \
   "$KS" bench $suite --resume --run-dir "$tmp/b" --levels 1

@@ -100,6 +100,16 @@ for _ in $(seq 150); do
   sleep 0.2
 done
 check cluster-status 0 'workers 2 +slots 2' -- "$KS" cluster status --queue "$url"
+# serve's /metrics adds the cluster's figures, read from Redis at each scrape.
+sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$KS" serve --queue "$url" --port "$sport" >"$tmp/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$sport/healthz" >/dev/null && break; sleep 0.2; done
+curl -s "http://127.0.0.1:$sport/metrics" >"$tmp/metrics"
+kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+check cluster-metrics 0 '^ok$' -- bash -c "grep -qx 'ks_cluster_up 1' '$tmp/metrics' &&
+  grep -qx 'ks_cluster_workers 2' '$tmp/metrics' && grep -qx 'ks_cluster_slots 2' '$tmp/metrics' &&
+  grep -qx '# TYPE ks_cluster_queue_depth gauge' '$tmp/metrics' && echo ok || cat '$tmp/metrics'"
 "$KS" bench "$suite" $fast --rounds 4 --run-dir "$tmp/cl" --queue "$url" >"$tmp/bench.out" 2>&1 &
 bench_pid=$!
 db=$tmp/cl/problems/level1/1_ColSum/run.db

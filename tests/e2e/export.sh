@@ -163,6 +163,31 @@ check err-empty 1 'nothing to export: .*below_min_gain' -- "$KS" export sft "$tm
   -o "$tmp/none.jsonl" --min-gain 1000
 check err-empty-no-file 0 '^summary only$' -- bash -c "[ ! -e '$tmp/none.jsonl' ] && [ -e '$tmp/none.summary.json' ] && echo 'summary only'"
 
+# 6. A run directory copied elsewhere, without its problem file, is self-contained: run.db
+#    keeps the problem's source. Export, report and --resume work from a directory where the
+#    recorded problem path does not exist; a different file at that path gets a warning.
+mkdir -p "$tmp/elsewhere"
+cp -r "$tmp/seeded" "$tmp/elsewhere/copied"
+cp -r "$tmp/translate" "$tmp/elsewhere/copied-translate"  # no seed file to carry along
+check copied-export 0 'wrote [1-9][0-9]* row' -- bash -c \
+  "cd '$tmp/elsewhere' && [ ! -e $problem ] && '$KS' export rl copied -o rl.jsonl"
+py copied-export-same-rows '
+copied = load(f"{tmp}/elsewhere/rl.jsonl")
+assert [r["reward_model"]["ground_truth"] for r in copied] == \
+    [r["reward_model"]["ground_truth"] for r in rl if r["extra_info"]["run_id"] == "seeded"]
+assert "reference_missing" not in json.load(open(f"{tmp}/elsewhere/rl.summary.json"))["dropped"]
+print("ok")'
+check copied-report 0 'The problem \(sha256' -- bash -c \
+  "cd '$tmp/elsewhere' && '$KS' report copied -o r.html >/dev/null && cat r.html"
+check copied-resume 0 'best speedup' -- bash -c \
+  "cd '$tmp/elsewhere' && '$KS' evolve --resume --run-dir copied-translate --backend cpu"
+mkdir -p "$tmp/elsewhere/$(dirname $problem)"
+sed 's/sum(/sum( /' $problem >"$tmp/elsewhere/$problem"
+check copied-changed-file-warns 0 'warning: .*differs from the problem run .seeded. was made for' \
+  -- bash -c "cd '$tmp/elsewhere' && '$KS' export sft copied -o sft.jsonl"
+check copied-resume-warns 0 'warning: .*problem.py differs from the problem' -- bash -c \
+  "cd '$tmp/elsewhere' && '$KS' evolve $problem --resume --run-dir copied-translate --backend cpu"
+
 if [ "${KS_UPDATE_FIXTURES:-0}" = 1 ]; then
   mkdir -p $data/fixture
   cp "$tmp/sft.jsonl" "$tmp/rl.jsonl" "$tmp/sft.summary.json" $data/fixture/

@@ -100,7 +100,7 @@ check unknown-route 0 '^404$' -- curl -s -o /dev/null -w '%{http_code}' "$url/v2
 check concurrent-clients 0 '^8 rewards, all > 0$' -- env PYTHONPATH=python KS_REWARD_URL=$url python3 -c "
 import json
 from concurrent.futures import ThreadPoolExecutor
-from kernelsmith_rewards import compute_score, make_trl_reward
+from kernelsmith.rewards import compute_score, make_trl_reward
 p = json.load(open('$tmp/parts.json'))
 with ThreadPoolExecutor(8) as ex:
     r = list(ex.map(lambda i: compute_score('kernelsmith', p['faster'], p['truth']), range(6)))
@@ -126,9 +126,9 @@ print('429 with Retry-After' if any(c == 429 and ra for c, ra in got) else codes
 # 6. Metrics.
 curl -s "$url/metrics" >"$tmp/metrics"
 check metrics-evaluations 0 'ks_evaluations_total\{status="ok"\} [0-9]+' -- cat "$tmp/metrics"
-check metrics-429 0 'ks_requests_total\{endpoint="/v1/evaluate",code="429"\} [1-9]' -- cat "$tmp/metrics"
+check metrics-429 0 'ks_requests_total\{code="429",endpoint="/v1/evaluate"\} [1-9]' -- cat "$tmp/metrics"
 check metrics-queue 0 '^ks_queue_depth 0$' -- cat "$tmp/metrics"
-check metrics-latency 0 'ks_evaluation_seconds\{quantile="0.99"\} [0-9.]+' -- cat "$tmp/metrics"
+check metrics-latency 0 'ks_evaluation_seconds_bucket\{le="\+Inf"\} [1-9]' -- cat "$tmp/metrics"
 # timed evaluations held the (CPU) device for their timing: a positive total
 check metrics-device-seconds 0 '^ks_device_seconds_total 0*[.]?0*[1-9]' -- cat "$tmp/metrics"
 check metrics-parent-cache 0 'ks_parent_cache_hits_total [1-9]' -- cat "$tmp/metrics"

@@ -40,7 +40,7 @@ check evolve-tuner 0 'best speedup: ' -- \
   --trials 2 --islands 1 --run-dir "$tmp/run"
 check evolve-best 0 '"best_speedup": [0-9]' -- cat "$tmp/run/summary.json"
 check rewards-import 0 '^ok$' -- \
-  "$py" -c 'import kernelsmith_rewards, kernelsmith_worker, kernelsmith_curate; print("ok")'
+  "$py" -c 'import kernelsmith.rewards, kernelsmith_rewards, kernelsmith_worker, kernelsmith_curate; assert kernelsmith_rewards is kernelsmith.rewards; print("ok")'
 check python-m 0 "^kernelsmith $version\$|^$version\$" -- "$py" -m kernelsmith --version
 # Moved away from its resources (with the libraries auditwheel put at ../../kernelsmith.libs)
 # the binary says what it looked for.

@@ -1,6 +1,6 @@
 """TRL (GRPOTrainer) reward function backed by `kernelsmith serve`.
 
-    from kernelsmith_rewards import make_trl_reward
+    from kernelsmith.rewards import make_trl_reward
     trainer = GRPOTrainer(model=..., reward_funcs=[make_trl_reward()], train_dataset=rl_dataset)
 
 TRL passes every dataset column as a keyword argument. The ground truth is read from the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from kernelsmith_rewards.client import RewardClient
+from kernelsmith.rewards.client import RewardClient
 
 
 def completion_text(completion: Any) -> str:

@@ -1,4 +1,4 @@
-#include "llm/test_server.h"
+#include "testing/llm_test_server.h"
 
 #include <httplib.h>
 

@@ -1,7 +1,8 @@
 // TEST ONLY: an OpenAI-compatible chat-completions server on 127.0.0.1 that replays a script.
 //
-// Compiled into the library so that tests of every component (clients, proposers, the engine)
-// can talk real HTTP on loopback; nothing in a production path uses it. Each POST to
+// Built into the test-only library ks_testing (src/testing: what tests share, never linked into
+// ks_lib or the kernelsmith binary), so that tests of every component (clients, proposers, the
+// engine) can talk real HTTP on loopback. Each POST to
 // /v1/chat/completions takes the next scripted reply (or the fallback once the script is
 // spent), waits its delay, then answers: a completion, an HTTP error (with Retry-After), a
 // truncated JSON body, a raw (malformed) body, or a connection dropped mid-body. Other paths get
