@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 import torch
 
+from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper
 from kernelsmith_worker.process_state import ProcessState
 
 _MISSING = object()
@@ -68,6 +69,8 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
         ("torch.cuda.graph", "__enter__ __exit__"),
         ("torch.profiler", "profile"),
         ("torch.profiler.profile", "__enter__ __exit__ events"),
+        ("torch.autograd.profiler.profile", "__enter__ __exit__ _prepare_trace _start_trace "
+                                            "_parse_kineto_results"),
         ("torch.utils._python_dispatch", "TorchDispatchMode _disable_current_modes"),
         ("torch.utils._python_dispatch.TorchDispatchMode", "__enter__ __exit__"),
         ("torch.utils.cpp_extension", "load_inline load"),
@@ -247,9 +250,7 @@ def _snapshot(val: Any) -> Any:
         return _MISSING
 
 
-def _code_of(obj: Any) -> Any:
-    fn = getattr(obj, "__func__", obj)
-    return getattr(fn, "__code__", None)
+_code_of = code_of
 
 
 class IntegrityGuard:
@@ -331,9 +332,9 @@ class IntegrityGuard:
         out: list[str] = self._state.changes() if full else self._state.quick_changes()
         for label, owner, attr, val, code, _ in self._entries + self._problem:
             cur = self._current(owner, attr)
-            if cur is not val:
+            if cur is not val and not is_disable_wrapper(cur, val):
                 out.append(f"{label} was replaced")
-            elif code is not None and _code_of(cur) is not code:
+            elif code is not None and _code_of(val) is not code:
                 out.append(f"{label}.__code__ was replaced")
         for label, mod, attr, val, snap in self._data:
             cur = vars(mod).get(attr, _MISSING)
@@ -353,7 +354,8 @@ class IntegrityGuard:
         failed = self._state.restore()
         for label, owner, attr, val, code, own in self._entries + self._problem:
             try:
-                if self._current(owner, attr) is not val:
+                cur = self._current(owner, attr)
+                if cur is not val and not is_disable_wrapper(cur, val):
                     if own:
                         setattr(owner, attr, val)
                     else:  # the candidate shadowed an inherited attribute

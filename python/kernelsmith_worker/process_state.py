@@ -26,6 +26,7 @@ from typing import Any
 import torch
 import torch.nn.modules.module as _module_mod
 
+from kernelsmith_worker.dynamo_wrapper import is_disable_wrapper
 from kernelsmith_worker.opclass import OpCounter
 
 # Dispatch keys whose kernels run real computations on the devices we time. Meta, Fake,
@@ -167,7 +168,7 @@ class ProcessState:
         out: list[tuple[Any, str, str, Any]] = []
         for (_, key), (owner, label, val) in self._bindings.items():
             cur = vars(owner).get(key, _GONE)
-            if cur is not val:
+            if cur is not val and not is_disable_wrapper(cur, val):
                 out.append((owner, key, label, val))
         for owner_id, keys in self._class_keys.items():
             owner = self._bindings[(owner_id, next(iter(keys)))][0]
