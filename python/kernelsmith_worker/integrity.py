@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 import torch
 
+from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper
 from kernelsmith_worker.process_state import ProcessState
 
@@ -81,6 +82,11 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
     )
     for attr in attrs.split()
 )
+
+# Modules not imported for the snapshot (slow: torch.utils.cpp_extension imports setuptools):
+# their entries are watched from the moment something first imports them (after_import,
+# after the backends' own hooks on them are in place).
+_LATE_MODULES = frozenset({"torch.utils.cpp_extension"})
 
 
 # Namespaces whose every public callable is watched: the reference model computes with
@@ -262,6 +268,9 @@ class IntegrityGuard:
         self._entries: list[tuple[str, Any, str, Any, Any, bool]] = []
         self._problem: list[tuple[str, Any, str, Any, Any, bool]] = []  # watch_problem
         for dotted, attr in _WATCHED_ATTRS:
+            if dotted in _LATE_MODULES and dotted not in sys.modules:
+                after_import(dotted, lambda mod, d=dotted, a=attr: self._add(f"{d}.{a}", mod, a))
+                continue
             owner = _resolve(dotted)
             if owner is not _MISSING:
                 self._add(f"{dotted}.{attr}", owner, attr)
