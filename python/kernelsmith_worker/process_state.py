@@ -37,6 +37,8 @@ _KEYS = ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd"
          "AutogradOther", "AutocastCUDA", "AutocastCPU", "BackendSelect", "ADInplaceOrView",
          "Python", "PythonTLSSnapshot", "PreDispatch", "PythonDispatcher")
 
+_KEY_PREFIXES = tuple(k + ":" for k in _KEYS)  # a table line starts "CPU: registered at ..."
+
 _len_function_stack = torch._C._len_torch_function_stack
 _function_stack_at = torch._C._get_function_stack_at
 _dispatch_stack_at = torch._C._get_dispatch_stack_at
@@ -112,10 +114,8 @@ def _dispatch_digest() -> str:
         except Exception:  # noqa: BLE001 - an op without a table
             continue
         h.update(name.encode())
-        for line in table.splitlines():
-            key = line.split(":", 1)[0]
-            if key in _KEYS:
-                h.update(line.encode())
+        h.update("\n".join([ln for ln in table.split("\n") if ln.startswith(_KEY_PREFIXES)])
+                 .encode())
     return h.hexdigest()
 
 
