@@ -48,11 +48,18 @@ def _dynamo_disabled(disable: Any, original: Any) -> bool:
     return code_of(disable) is reference and _cell(disable, "fn") is original
 
 
+def redirected(original: Any) -> bool:
+    """Something other than dynamo's own disable of `original` sits in the attribute the
+    wrapper calls through: set while no wrapper is in place, it would take over the first
+    wrapper torch puts on `original` (in a later request)."""
+    cached = getattr(original, "__dict__", {}).get("__dynamo_disable")
+    return cached is not None and not _dynamo_disabled(cached, original)
+
+
 def is_disable_wrapper(current: Any, original: Any) -> bool:
     """`current` is torch._disable_dynamo's wrapper around `original` itself, and no attribute
     set on the original redirects the wrapper's call."""
     if not isinstance(current, types.FunctionType) or code_of(current) is not _WRAPPER_CODE \
             or _cell(current, "fn") is not original:
         return False
-    cached = getattr(original, "__dict__", {}).get("__dynamo_disable")
-    return cached is None or _dynamo_disabled(cached, original)
+    return not redirected(original)

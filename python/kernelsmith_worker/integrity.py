@@ -32,7 +32,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker.after_import import after_import
-from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper
+from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper, redirected
 from kernelsmith_worker.process_state import ProcessState
 
 _MISSING = object()
@@ -345,6 +345,8 @@ class IntegrityGuard:
                 out.append(f"{label} was replaced")
             elif code is not None and _code_of(val) is not code:
                 out.append(f"{label}.__code__ was replaced")
+            elif redirected(val):
+                out.append(f"{label} was redirected (its __dynamo_disable was set)")
         for label, mod, attr, val, snap in self._data:
             cur = vars(mod).get(attr, _MISSING)
             if cur is not val:
@@ -372,6 +374,8 @@ class IntegrityGuard:
                 fn = getattr(val, "__func__", val)
                 if code is not None and getattr(fn, "__code__", None) is not code:
                     fn.__code__ = code
+                if redirected(val):
+                    del val.__dict__["__dynamo_disable"]
             except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
                 failed.append(f"{label}: {type(e).__name__}: {e}")
         for label, mod, attr, val, snap in self._data:
