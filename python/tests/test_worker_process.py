@@ -165,7 +165,7 @@ def test_dynamo_imported_by_a_candidate_is_not_tampering(worker):
     lazy, _ = worker.eval(eval_request("d1", CASES / "cpu_lazy_dynamo.py", problem))
     assert lazy["result"]["status"] == "ok", lazy["result"]["message"]
     assert lazy["worker_poisoned"] is False
-    # the cache first: it redirects the wrapper only while the wrapper is in place
+    # with the wrapper in place (d1 imported dynamo)
     for i, case in enumerate(("cpu_tamper_seed_cache.py", "cpu_tamper_seed_wrapper.py")):
         hack, _ = worker.eval(eval_request(f"d{i + 2}", CASES / case, problem))
         assert hack["result"]["status"] == "hacked", (case, hack["result"]["message"])
