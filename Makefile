@@ -9,8 +9,12 @@ export CCACHE_NOHASHDIR ?= 1
 
 .PHONY: all configure test test-cpp test-python test-e2e test-wheel clean format
 
+# The worker's bytecode compiled once here: a sandboxed worker cannot write python/'s
+# __pycache__, and compiling its modules at every start costs about a second on a slow host.
+# checked-hash: an edited source is noticed and compiled afresh.
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
+	$(PYTHON) -m compileall -q --invalidation-mode checked-hash python/kernelsmith_worker
 
 configure:
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -167,6 +167,22 @@ def _getter(frame: Any, event: str) -> Any:
     return frame
 
 
+def _library_import(frame: Any) -> bool:
+    """Library code (torch, Triton, the stdlib, Python's import machinery) running while a
+    module is imported: a module a candidate imports lazily, or one torch loads on first use,
+    listing its package or making its cache folder. Not the candidate's: its own code is
+    not library code, at import time or later."""
+    name = frame.f_code.co_filename if frame is not None else "<>"
+    if not (name.startswith("<frozen ") or (is_library_file(name) and not name.startswith("<"))):
+        return False  # code compiled from a string ("<string>") may be anyone's
+    while frame is not None:
+        if frame.f_code.co_name == "_find_and_load" \
+                and frame.f_code.co_filename == "<frozen importlib._bootstrap>":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
     watch = EventWatch._current
     if watch is None or watch.busy:
@@ -203,6 +219,8 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
                     str(path).endswith(_IMPORT_SUFFIXES) and "w" not in str(mode or "r")
                     and "a" not in str(mode or "r"))):
                 return  # module imports read sources; descriptors are not paths
+            if _library_import(sys._getframe(1)):
+                return  # a library module being imported: its package, its cache folder
             if _in_kernel_compiler(sys._getframe(1)):
                 return  # Triton compiling or autotuning on first launch: its cache, its tools
             watch.note("file_io", f"{event} {str(path)[:120]}")

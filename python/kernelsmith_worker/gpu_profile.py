@@ -11,6 +11,8 @@ from typing import Any
 from collections.abc import Callable
 
 import torch
+from torch.autograd.profiler import profile as _profile
+
 
 def _is_marker(name: str) -> bool:
     """torch.cuda._sleep's kernel (torch's own: at::cuda::...::spin_kernel), the marker the
@@ -289,13 +291,13 @@ def accounting_findings(timed: dict | None, per_call: int) -> list[dict[str, str
 
 
 def host_ops_of(call: Callable[[], Any]) -> KernelProfile:
-    """The aten ops call() ran, from the profiler's CPU activity (any device)."""
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
+    """The aten ops call() ran, from the profiler's CPU activity (any device). torch's own
+    low-level profiler: torch.profiler.profile would import torch._inductor (and dynamo) on
+    its first use, inside the candidate's audited call."""
+    with _profile(use_cpu=True, use_device=None, use_kineto=True) as prof:
         call()
     result = KernelProfile()
-    for e in prof.events():
+    for e in prof.function_events:
         if e.name.startswith("aten::"):
             op = "aten." + e.name[len("aten::"):]
             result.host_ops[op] = result.host_ops.get(op, 0) + 1

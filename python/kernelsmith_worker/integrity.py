@@ -31,6 +31,8 @@ from collections.abc import Callable
 
 import torch
 
+from kernelsmith_worker.after_import import after_import
+from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper, redirected
 from kernelsmith_worker.process_state import ProcessState
 
 _MISSING = object()
@@ -68,6 +70,8 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
         ("torch.cuda.graph", "__enter__ __exit__"),
         ("torch.profiler", "profile"),
         ("torch.profiler.profile", "__enter__ __exit__ events"),
+        ("torch.autograd.profiler.profile", "__enter__ __exit__ _prepare_trace _start_trace "
+                                            "_parse_kineto_results"),
         ("torch.utils._python_dispatch", "TorchDispatchMode _disable_current_modes"),
         ("torch.utils._python_dispatch.TorchDispatchMode", "__enter__ __exit__"),
         ("torch.utils.cpp_extension", "load_inline load"),
@@ -78,6 +82,11 @@ _WATCHED_ATTRS: tuple[tuple[str, str], ...] = tuple(
     )
     for attr in attrs.split()
 )
+
+# Modules not imported for the snapshot (slow: torch.utils.cpp_extension imports setuptools):
+# their entries are watched from the moment something first imports them (after_import,
+# after the backends' own hooks on them are in place).
+_LATE_MODULES = frozenset({"torch.utils.cpp_extension"})
 
 
 # Namespaces whose every public callable is watched: the reference model computes with
@@ -280,9 +289,7 @@ def _snapshot(val: Any) -> Any:
         return _MISSING
 
 
-def _code_of(obj: Any) -> Any:
-    fn = getattr(obj, "__func__", obj)
-    return getattr(fn, "__code__", None)
+_code_of = code_of
 
 
 class IntegrityGuard:
@@ -294,6 +301,9 @@ class IntegrityGuard:
         self._entries: list[tuple[str, Any, str, Any, Any, bool]] = []
         self._problem: list[tuple[str, Any, str, Any, Any, bool]] = []  # watch_problem
         for dotted, attr in _WATCHED_ATTRS:
+            if dotted in _LATE_MODULES and dotted not in sys.modules:
+                after_import(dotted, lambda mod, d=dotted, a=attr: self._add(f"{d}.{a}", mod, a))
+                continue
             owner = _resolve(dotted)
             if owner is not _MISSING:
                 self._add(f"{dotted}.{attr}", owner, attr)
@@ -364,10 +374,12 @@ class IntegrityGuard:
         out: list[str] = self._state.changes() if full else self._state.quick_changes()
         for label, owner, attr, val, code, _ in self._entries + self._problem:
             cur = self._current(owner, attr)
-            if cur is not val:
+            if cur is not val and not is_disable_wrapper(cur, val):
                 out.append(f"{label} was replaced")
-            elif code is not None and _code_of(cur) is not code:
+            elif code is not None and _code_of(val) is not code:
                 out.append(f"{label}.__code__ was replaced")
+            elif redirected(val):
+                out.append(f"{label} was redirected (its __dynamo_disable was set)")
         for label, mod, attr, val, snap in self._data:
             cur = vars(mod).get(attr, _MISSING)
             if cur is not val:
@@ -386,7 +398,8 @@ class IntegrityGuard:
         failed = self._state.restore()
         for label, owner, attr, val, code, own in self._entries + self._problem:
             try:
-                if self._current(owner, attr) is not val:
+                cur = self._current(owner, attr)
+                if cur is not val and not is_disable_wrapper(cur, val):
                     if own:
                         setattr(owner, attr, val)
                     else:  # the candidate shadowed an inherited attribute
@@ -394,6 +407,8 @@ class IntegrityGuard:
                 fn = getattr(val, "__func__", val)
                 if code is not None and getattr(fn, "__code__", None) is not code:
                     fn.__code__ = code
+                if redirected(val):
+                    del val.__dict__["__dynamo_disable"]
             except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
                 failed.append(f"{label}: {type(e).__name__}: {e}")
         for label, mod, attr, val, snap in self._data:

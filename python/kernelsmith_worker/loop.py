@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
 
 from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors
 from kernelsmith_worker.backends import available, registry
@@ -19,6 +20,7 @@ from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_t
                                        device_info, hello_message)
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.evaluate import WorkerContext, evaluate
+from kernelsmith_worker.gpu_profile import host_ops_of
 from kernelsmith_worker.inputs import InputCache
 from kernelsmith_worker.integrity import IntegrityGuard
 from kernelsmith_worker.launches import LaunchRecorder, install
@@ -27,6 +29,7 @@ from kernelsmith_worker.os_threads import become_subreaper
 from kernelsmith_worker.signal_state import SignalState
 from kernelsmith_worker.protocol import Channel, EngineGone, ProtocolError
 from kernelsmith_worker.request import EvalRequest
+from kernelsmith_worker.start_clock import StartClock
 
 
 class ProtocolEvents:
@@ -70,9 +73,11 @@ def load_time_pair() -> tuple[Any, str]:
     return fn, ""
 
 
-def build_context(scratch: Path) -> WorkerContext:
+def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerContext:
     """Sets up everything that must exist before a candidate is imported: backend caches and
-    hooks, launch hooks, the integrity snapshot (last, so it sees the hooks)."""
+    hooks, launch hooks, the integrity snapshot (last, so it sees the hooks). `clock` is told
+    where each phase ends."""
+    clock = clock or StartClock()
     backends = registry()
     for b in backends.values():
         b.prepare()
@@ -80,33 +85,34 @@ def build_context(scratch: Path) -> WorkerContext:
     install(recorder)
     time_pair, why = load_time_pair()
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
-    import kernelsmith_worker.gpu_profile  # noqa: F401
-    import torch._dynamo  # noqa: F401 - wraps torch.manual_seed on import: before the snapshot
+    clock.mark("backends, launch hooks, timing")
     gpu = device_info() if torch.cuda.is_available() else None
     if gpu is not None:
         torch.cuda.init()
+        clock.mark("CUDA init")
         # every kernel from here on is recorded, before any candidate can run
         from kernelsmith_worker import kernel_log
 
         log = kernel_log.start()
         if log is None:
             print(f"kernelsmith_worker: {kernel_log.why_not()}", file=sys.stderr, flush=True)
+        clock.mark("kernel log")
         # Threads torch starts once, started now so that none of them is later taken for a
         # candidate's (os_threads.ThreadWatch): its CPU thread pool, and the profiler's thread
-        # (the audit's CPU-only profiler; the log is registered again after it).
+        # (the audit's CPU-only profiler, gpu_profile.host_ops_of; the log is registered
+        # again after it).
         torch.ones(1 << 20).sum()
-        from torch.profiler import ProfilerActivity, profile
-
-        with profile(activities=[ProfilerActivity.CPU]):
-            torch.ones(1).add_(1)
+        host_ops_of(lambda: torch.ones(1).add_(1))
         if log is not None:
             log.restart()
         device_state = DeviceState()  # before any candidate can change it
+        clock.mark("thread pools, device state")
     else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
         apply_cpu_threads(cpu_threads())
         device_state = None
     become_subreaper()  # a candidate's process that double-forks stays the worker's child
     guard = IntegrityGuard()
+    clock.mark("integrity snapshot")
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
                          loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
                          timing_unavailable=why, device_state=device_state,
@@ -156,21 +162,27 @@ def serve(channel: Channel, ctx: WorkerContext) -> int:
               flush=True)
 
 
-def main() -> int:
+def main(clock: StartClock | None = None) -> int:
+    """Serves the protocol; `clock` (started when the process began) times the start-up
+    phases that hello reports."""
+    clock = clock or StartClock()
     try:
         channel = Channel.from_env()
     except ProtocolError as e:
         print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
         return 2
     try:
-        ctx = build_context(Path(os.getcwd()))
+        ctx = build_context(Path(os.getcwd()), clock)
     except ValueError as e:  # a bad setting (KS_CPU_THREADS): said once, clearly
         print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)
         return 2
     names = available(ctx.backends)
     device = ctx.gpu_info or cpu_device_info()
     try:
-        channel.send(hello_message(__version__, PROTOCOL_VERSION, names, device))
+        hello = hello_message(__version__, PROTOCOL_VERSION, names, device)
+        clock.mark("hello")
+        hello["start_phases"] = clock.phases()
+        channel.send(hello)
         return serve(channel, ctx)
     except ProtocolError as e:
         print(f"kernelsmith_worker: {e}", file=sys.stderr, flush=True)

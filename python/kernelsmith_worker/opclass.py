@@ -132,6 +132,12 @@ class OpCounter(TorchDispatchMode):
         self.counts: Counter[str] = Counter()
         self._recorder = recorder
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """False: torch would wrap __torch_dispatch__ in its dynamo switch, whose first call
+        imports torch._dynamo (seconds) inside the forward being counted."""
+        return False
+
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if self._recorder is None or not self._recorder.in_kernel():
             self.counts[str(func.overloadpacket)] += 1

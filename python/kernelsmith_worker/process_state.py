@@ -26,6 +26,7 @@ from typing import Any
 import torch
 import torch.nn.modules.module as _module_mod
 
+from kernelsmith_worker.dynamo_wrapper import is_disable_wrapper
 from kernelsmith_worker.opclass import OpCounter
 
 # Dispatch keys whose kernels run real computations on the devices we time. Meta, Fake,
@@ -35,6 +36,8 @@ _KEYS = ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd"
          "CompositeExplicitAutogradNonFunctional", "Autograd", "AutogradCPU", "AutogradCUDA",
          "AutogradOther", "AutocastCUDA", "AutocastCPU", "BackendSelect", "ADInplaceOrView",
          "Python", "PythonTLSSnapshot", "PreDispatch", "PythonDispatcher")
+
+_KEY_PREFIXES = tuple(k + ":" for k in _KEYS)  # a table line starts "CPU: registered at ..."
 
 _len_function_stack = torch._C._len_torch_function_stack
 _function_stack_at = torch._C._get_function_stack_at
@@ -111,10 +114,8 @@ def _dispatch_digest() -> str:
         except Exception:  # noqa: BLE001 - an op without a table
             continue
         h.update(name.encode())
-        for line in table.splitlines():
-            key = line.split(":", 1)[0]
-            if key in _KEYS:
-                h.update(line.encode())
+        h.update("\n".join([ln for ln in table.split("\n") if ln.startswith(_KEY_PREFIXES)])
+                 .encode())
     return h.hexdigest()
 
 
@@ -167,7 +168,7 @@ class ProcessState:
         out: list[tuple[Any, str, str, Any]] = []
         for (_, key), (owner, label, val) in self._bindings.items():
             cur = vars(owner).get(key, _GONE)
-            if cur is not val:
+            if cur is not val and not is_disable_wrapper(cur, val):
                 out.append((owner, key, label, val))
         for owner_id, keys in self._class_keys.items():
             owner = self._bindings[(owner_id, next(iter(keys)))][0]

@@ -26,7 +26,7 @@ from typing import Any
 from collections.abc import Callable
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
+from torch.utils.flop_counter import FlopCounterMode, _FlopCounterMode
 
 from kernelsmith_worker import opclass
 from kernelsmith_worker.inputs import tensors_in
@@ -91,6 +91,18 @@ def _matrix_class(packet: Any, t: torch.Tensor | None) -> str:
     return "fp32"
 
 
+class _WorkMode(_FlopCounterMode):
+    """torch's FLOP-counting dispatch mode with its dispatch unwrapped: torch wraps a mode's
+    __torch_dispatch__ in its dynamo switch, whose first call imports torch._dynamo (seconds)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+    __torch_dispatch__ = getattr(_FlopCounterMode.__torch_dispatch__, "__wrapped__",
+                                 _FlopCounterMode.__torch_dispatch__)
+
+
 class WorkCounter(FlopCounterMode):
     """FlopCounterMode that also sorts FLOPs into classes and, with `op_bytes`, sums the bytes
     each compute op reads and writes (for the work torch ops do next to custom kernels).
@@ -105,6 +117,14 @@ class WorkCounter(FlopCounterMode):
         self._skip = skip
         self._count_bytes = op_bytes
         self._pointwise: dict[Any, bool] = {}
+
+    def __enter__(self) -> WorkCounter:
+        """FlopCounterMode.__enter__, with _WorkMode as the dispatch mode."""
+        self.flop_counts.clear()
+        self.mod_tracker.__enter__()
+        self.mode = _WorkMode(self)
+        self.mode.__enter__()
+        return self
 
     def _count_flops(self, func_packet: Any, out: Any, args: Any, kwargs: Any) -> Any:
         if self._skip is not None and self._skip():

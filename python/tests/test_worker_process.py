@@ -140,3 +140,37 @@ def test_timing_request_uses_the_lease(worker):
     assert res["status"] == "ok", res.get("message")
     assert res["speedup"] is not None and res["speedup"] > 0  # timed, not just correct
     assert worker.close() == 0
+
+
+def test_hello_reports_the_start_phases(worker):
+    hello = worker.receive()
+    phases = [p["phase"] for p in hello["start_phases"]]
+    assert phases[:2] == ["import torch", "import worker modules"]
+    assert "integrity snapshot" in phases and phases[-1] == "hello"
+    assert all(p["s"] >= 0 for p in hello["start_phases"])
+    assert sum(p["s"] for p in hello["start_phases"]) > 0.1  # torch cannot import in less
+    assert worker.close() == 0
+
+
+def test_dynamo_imported_by_a_candidate_is_not_tampering(worker):
+    """The snapshot is taken without torch._dynamo loaded: a candidate importing it (which
+    rebinds torch.manual_seed to torch's wrapper) is honest, and the worker stays usable;
+    that wrapper around another function, or redirected through its cache (before or after
+    it is in place), is tampering; the next request is not blamed for the first."""
+    assert worker.receive()["type"] == "hello"
+    problem = CASES / "problem_softmax_small.py"
+    trap, _ = worker.eval(eval_request("d0", CASES / "cpu_tamper_seed_trap.py", problem))
+    assert trap["result"]["status"] == "hacked", trap["result"]["message"]
+    assert "manual_seed was redirected (its __dynamo_disable was set)" in trap["result"]["message"]
+    lazy, _ = worker.eval(eval_request("d1", CASES / "cpu_lazy_dynamo.py", problem))
+    assert lazy["result"]["status"] == "ok", lazy["result"]["message"]
+    assert lazy["worker_poisoned"] is False
+    # with the wrapper in place (d1 imported dynamo)
+    for i, case in enumerate(("cpu_tamper_seed_cache.py", "cpu_tamper_seed_wrapper.py")):
+        hack, _ = worker.eval(eval_request(f"d{i + 2}", CASES / case, problem))
+        assert hack["result"]["status"] == "hacked", (case, hack["result"]["message"])
+        assert "evaluator_tampering" in hack["result"]["message"], case
+        assert "manual_seed was re" in hack["result"]["message"], case  # replaced, redirected
+    again, _ = worker.eval(eval_request("d4", CASES / "cpu_honest.py", problem))
+    assert again["result"]["status"] == "ok", again["result"]["message"]
+    assert worker.close() == 0

@@ -14,10 +14,12 @@ import functools
 import hashlib
 import os
 import re
+import shutil
 from typing import Any
 
 import torch
 
+from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import cache_root
 from kernelsmith_worker.launches import LaunchRecorder, active_recorder
 
@@ -65,12 +67,23 @@ def _wrap_load_inline(orig: Any) -> Any:
     return load_inline
 
 
-def install_load_inline_hook() -> None:
-    """Wraps torch.utils.cpp_extension.load_inline (once)."""
-    import torch.utils.cpp_extension as ext
-
+def install_load_inline_hook(ext: Any) -> None:
+    """Wraps load_inline of torch.utils.cpp_extension (`ext`) once."""
     if not getattr(ext.load_inline, "__ks_hook__", False):
         ext.load_inline = _wrap_load_inline(ext.load_inline)
+
+
+def cuda_home() -> str | None:
+    """Where the CUDA toolkit is, found as torch.utils.cpp_extension finds it ($CUDA_HOME,
+    $CUDA_PATH, nvcc on PATH, /usr/local/cuda), without importing it (it imports setuptools:
+    seconds of a worker's start on a slow host)."""
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+    if home:
+        return home
+    nvcc = shutil.which("nvcc")
+    if nvcc is not None:
+        return os.path.dirname(os.path.dirname(nvcc))
+    return "/usr/local/cuda" if os.path.exists("/usr/local/cuda") else None
 
 
 class CudaBackend:
@@ -79,9 +92,7 @@ class CudaBackend:
     def unavailable_reason(self) -> str | None:
         if not torch.cuda.is_available():
             return "no CUDA GPU visible"
-        from torch.utils.cpp_extension import CUDA_HOME
-
-        if CUDA_HOME is None:
+        if cuda_home() is None:
             return "CUDA toolkit (nvcc) not found: set CUDA_HOME"
         return None
 
@@ -90,7 +101,8 @@ class CudaBackend:
 
     def prepare(self) -> None:
         os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(cache_root() / "torch_extensions"))
-        install_load_inline_hook()
+        # hooked when something first imports it (a candidate of this backend)
+        after_import("torch.utils.cpp_extension", install_load_inline_hook)
 
     def kernel_names(self, candidate_source: str, recorder: LaunchRecorder) -> set[str]:
         names = global_kernel_names(candidate_source)
