@@ -499,7 +499,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                 if len(_checkable(runner.outputs["cand"])) < k:
                     runner = _EagerRunner(api, fns, 1, flush)
                     findings.append(_aliased_finding("sample"))
-            replay = {name: k * t + 1e-4 for name, t in eager_s.items()}
+            replay = {name: runner.calls_per_sample * t + 1e-4 for name, t in eager_s.items()}
         try:
             got, steady, timed_kernels = _timed_blocks(api, runner, inputs, fns, replay, cfg,
                                                        check, reference_kernels)

@@ -605,3 +605,27 @@ def test_fake_cuda_shared_output_is_timed_one_call_per_replay():
     assert rec["calls_per_sample"] == 1
     assert "aliased_outputs" in [f["kind"] for f in rec["findings"]]
     assert rec["speedup"] < 1.6  # not the k-fold 'speedup' of skipped calls
+
+
+def test_fake_cuda_shared_output_in_eager_timing_is_one_call_per_sample():
+    dev = FakeDevice()
+
+    class SharedEager(Kernel):
+        """Not capturable; every call writes and returns the same buffer."""
+        def __init__(self, dev, us):
+            super().__init__(dev, us, capturable=False)
+            self.out = torch.empty(8)
+
+        def __call__(self):
+            if self.dev.capturing is not None:
+                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+            busy(self.us)
+            self.out.fill_(self.value)
+            return self.out
+    rec = run_fake(Kernel(dev, 40), SharedEager(dev, 40), dev)
+    assert rec["ok"], rec
+    assert rec["method"] == "cuda_events"
+    assert rec["calls_per_sample"] == 1
+    kinds = {f["kind"]: f["severity"] for f in rec["findings"]}
+    assert kinds.get("aliased_outputs") == "info"
+    assert "timed_output_aliasing" not in kinds
