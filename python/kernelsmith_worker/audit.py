@@ -157,7 +157,8 @@ def trial_findings(outcome: CorrectnessOutcome) -> list[dict[str, str]]:
 
 
 _EVENT_RULES: dict[str, tuple[str, str]] = {
-    "introspection": ("evaluator_introspection", "forward inspected the evaluator's state"),
+    "introspection": ("evaluator_introspection", "candidate code inspected the evaluator's "
+                      "state (frames, gc)"),
     "file_io": ("file_io", "forward used files (a cache between calls or evaluations?)"),
     "host_compute": ("host_compute", "forward moved tensor data to the host for NumPy/Python "
                      "compute instead of a custom kernel"),

@@ -12,70 +12,37 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, Protocol
-from collections.abc import Callable
+from typing import Any, NoReturn
 
 import torch
 
 from kernelsmith_worker import errors, kernel_log
-from kernelsmith_worker.audit import AuditInputs, post_timing_finding, run_audit
+from kernelsmith_worker.audit import AuditInputs, event_findings, post_timing_finding, run_audit
 from kernelsmith_worker.backends import Backend
+from kernelsmith_worker.case_runs import CaseRun, case_records
 from kernelsmith_worker.cases import CaseError, InputCase, combine, input_cases
 from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
                                             run_trials)
 from kernelsmith_worker.device import result_device
-from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.event_watch import EventWatch
-from kernelsmith_worker.findings import Hacked, finding, rejects, summarize
+from kernelsmith_worker.findings import Hacked, rejects, verdict
 from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
-from kernelsmith_worker.inputs import InputCache, clone_args, default_budget, to_device
-from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
-from kernelsmith_worker.launches import LaunchRecorder
-from kernelsmith_worker.loader import Candidate, LoadError, ModuleLoader, Problem
+from kernelsmith_worker.inputs import clone_args, default_budget, to_device
+from kernelsmith_worker.integrity import thread_idents
+from kernelsmith_worker.loader import Candidate, LoadError, Problem
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
-from kernelsmith_worker.roofline import RooflineCache, RooflineProbe
+from kernelsmith_worker.roofline import RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
-from kernelsmith_worker.signal_state import SignalState
 from kernelsmith_worker.stress import normwise_rel_error
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
+from kernelsmith_worker.worker_context import Events, WorkerContext  # noqa: F401 - re-exported
 
 _perf_counter = time.perf_counter
 _manual_seed = torch.manual_seed
 _no_grad = torch.no_grad
-
-STATUS_ORDER: tuple[str, ...] = ("infra_error", "compile_error", "runtime_error", "incorrect",
-                                 "hacked", "ok")
-TimePair = Callable[..., dict[str, Any]]
-
-
-class Events(Protocol):
-    """How the evaluation talks to the engine while it works (protocol or test fake)."""
-
-    def stage(self, name: str) -> None: ...
-
-    def acquire_lease(self) -> None: ...
-
-    def release_lease(self) -> None: ...
-
-
-@dataclass
-class WorkerContext:
-    """What lives as long as the worker: hooks, integrity snapshot, caches."""
-
-    backends: dict[str, Backend]
-    recorder: LaunchRecorder
-    guard: IntegrityGuard
-    cache: InputCache
-    loader: ModuleLoader
-    gpu_info: dict[str, Any] | None = None
-    time_pair: TimePair | None = None
-    timing_unavailable: str = "timing module not loaded"
-    device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
-    signal_state: SignalState | None = None  # signal handlers and timers at start
-    roofline: RooflineCache = field(default_factory=RooflineCache)
 
 
 # A timed check of the problem's own distribution allows this many times the candidate's
@@ -86,33 +53,6 @@ TIMED_ERR_FLOOR = 1e-3
 
 class _Stop(Exception):
     """Ends the evaluation early; the outcome is already recorded."""
-
-
-@dataclass
-class _CaseRun:
-    """One input case of a problem that declares several (cases.py): its trials and what its
-    stages recorded. A plain problem is one case and keeps its records at the top level."""
-
-    case: InputCase
-    trials: Trials
-    roofline: RooflineProbe | None = None
-    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    findings: list[dict[str, str]] = field(default_factory=list)
-    timing: dict[str, Any] | None = None
-    reached: bool = False
-
-
-def verdict(failures: list[tuple[str, str]], findings: list[dict[str, Any]]) -> tuple[str, str]:
-    """(status, message) of a list of failures and findings: the highest in STATUS_ORDER."""
-    candidates = list(failures)
-    if rejects(findings):
-        candidates.append(("hacked", summarize(findings)))
-    for s in STATUS_ORDER:
-        hit = [m for st, m in candidates if st == s]
-        if hit:
-            return s, hit[0]
-    return "ok", ""
 
 
 @dataclass
@@ -131,8 +71,8 @@ class _Evaluation:
     ref_model: torch.nn.Module | None = None
     reference_kernels: frozenset[str] | None = None  # what the reference ran before import
     roofline: RooflineProbe | None = None  # the speed-of-light record (timed requests)
-    runs: list[_CaseRun] = field(default_factory=list)  # the declared input cases, if any
-    case: _CaseRun | None = None  # the case whose stages run now (declared cases only)
+    runs: list[CaseRun] = field(default_factory=list)  # the declared input cases, if any
+    case: CaseRun | None = None  # the case whose stages run now (declared cases only)
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -157,7 +97,7 @@ class _Evaluation:
         return bool(self.failures)
 
     # --- stages ------------------------------------------------------------------------------
-    def load(self) -> tuple[Candidate, CandidateRunner, list[_CaseRun]]:
+    def load(self) -> tuple[Candidate, CandidateRunner, list[CaseRun]]:
         req, ctx = self.req, self.ctx
         rec = self.begin("load")
         backend = ctx.backends.get(req.backend)
@@ -215,7 +155,7 @@ class _Evaluation:
         self.end(rec, True)
         return candidate, CandidateRunner(new_model, self.dev, checks), runs
 
-    def _case_runs(self, problem: Problem, rec: dict[str, Any]) -> list[_CaseRun]:
+    def _case_runs(self, problem: Problem, rec: dict[str, Any]) -> list[CaseRun]:
         """The problem's input cases (before any candidate code runs), each with its trials;
         a plain problem is one case. Declared cases are kept in self.runs."""
         try:
@@ -228,14 +168,14 @@ class _Evaluation:
             self.fail("infra_error", e.message, e.poisoned)
             raise _Stop from e
         cases = declared or [InputCase("", 1.0, problem)]
-        runs = [_CaseRun(c, Trials(c.problem, self.ref_model, self.req.seed, self.dev,
+        runs = [CaseRun(c, Trials(c.problem, self.ref_model, self.req.seed, self.dev,
                                    self.ctx.cache, default_budget(self.dev))) for c in cases]
         if declared:
             self.runs = runs
         return runs
 
     @contextlib.contextmanager
-    def _in_case(self, run: _CaseRun) -> Iterator[None]:
+    def _in_case(self, run: CaseRun) -> Iterator[None]:
         """Runs stages for one declared case: its stage records, timing, failures and findings
         are its own (messages and findings name it); the request's lists get them too.
         Nothing changes for a plain problem."""
@@ -515,14 +455,9 @@ class _Evaluation:
             with session:
                 self._stages()
         finally:
-            seen = session.seen.get("introspection")
-            if seen:
-                self.findings.append(finding(
-                    "evaluator_introspection",
-                    f"candidate code read frames or the garbage collector's objects during the "
-                    f"evaluation: {', '.join(seen[:5])}. Through them it reaches the evaluator's "
-                    "own state", "reject"))
-                self.poisoned = True
+            found = event_findings(session.seen)
+            self.findings.extend(found)
+            self.poisoned = self.poisoned or bool(found)
 
     def _stages(self) -> None:
         candidate, runner, runs = self.load()
@@ -601,31 +536,11 @@ class _Evaluation:
         return out
 
     def _case_records(self, ok: bool) -> list[dict[str, Any]]:
-        """Each declared case's verdict, timing and stages; the top-level stages become those
-        of the case that decided the status (the first that failed, else the last one run),
-        with the combined timing record when every case was timed."""
-        records: list[dict[str, Any]] = []
-        decisive: tuple[str, _CaseRun] | None = None
-        for run in self.runs:
-            status, message = verdict(run.failures, run.findings) if run.reached \
-                else ("not_run", "")
-            t = run.timing or {}
-            timed = status == "ok" and bool(t)
-            share = (run.stages.get("audit") or {}).get("custom_device_share")
-            records.append({
-                "name": run.case.name, "weight": run.case.weight, "status": status,
-                "message": message,
-                **{k: t.get(k) if timed else None
-                   for k in ("speedup", "speedup_ci95", "ref_us", "cand_us")},
-                "cv": t.get("cand_cv") if timed else None,
-                "stages": run.stages,
-                "roofline": None if run.roofline is None else run.roofline.record(
-                    share if self.dev.type == "cuda" else None),
-            })
-            if run.reached and (decisive is None or decisive[0] == "ok"):
-                decisive = (status, run)
+        """Each declared case's record; the top-level stages become the decisive case's, with
+        the combined timing record when every case was timed."""
+        records, decisive = case_records(self.runs, self.dev.type == "cuda")
         if decisive is not None:
-            self.stages.update(decisive[1].stages)
+            self.stages.update(decisive)
         if ok and self.timing is not None:
             self.stages["timing"] = self.timing
         return records

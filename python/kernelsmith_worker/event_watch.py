@@ -143,6 +143,7 @@ def _in_kernel_compiler(frame: Any) -> bool:
 _INSPECT = os.sep + "inspect.py"
 _TRACEBACK = os.sep + "traceback.py"
 _CTYPES = os.sep + os.path.join("ctypes", "__init__.py")
+_HELPERS = {"sys._getframe": (_INSPECT, _TRACEBACK), "ctypes.dlsym": (_CTYPES,)}
 _SIGNAL_API = frozenset({"signal", "sigaction", "sigset", "bsd_signal", "sysv_signal",
                          "setitimer", "alarm", "ualarm", "timer_create", "timer_settime",
                          "timerfd_create", "pthread_sigmask", "sigprocmask", "raise", "kill",
@@ -159,8 +160,7 @@ def _is_library_code(filename: str) -> bool:
 def _getter(frame: Any, event: str) -> Any:
     """The frame of the code that gets what an audited call returns: `frame` (the audited
     function's caller), or above the standard-library helpers that pass frames on."""
-    helpers = {"sys._getframe": (_INSPECT, _TRACEBACK), "ctypes.dlsym": (_CTYPES,)}.get(
-        event, (_INSPECT,))
+    helpers = _HELPERS.get(event, (_INSPECT,))
     while frame is not None and frame.f_code.co_filename.endswith(helpers) \
             and frame.f_code.co_filename.startswith(_LIBRARY_ROOTS):
         frame = frame.f_back
@@ -172,8 +172,7 @@ def _library_import(frame: Any) -> bool:
     module is imported: a module a candidate imports lazily, or one torch loads on first use,
     listing its package or making its cache folder. Not the candidate's: its own code is
     not library code, at import time or later."""
-    name = frame.f_code.co_filename if frame is not None else "<>"
-    if not (name.startswith("<frozen ") or (is_library_file(name) and not name.startswith("<"))):
+    if frame is None or not _is_library_code(frame.f_code.co_filename):
         return False  # code compiled from a string ("<string>") may be anyone's
     while frame is not None:
         if frame.f_code.co_name == "_find_and_load" \

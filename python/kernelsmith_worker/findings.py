@@ -31,3 +31,20 @@ class Hacked(Exception):
     def __init__(self, found: list[dict[str, str]]) -> None:
         super().__init__(summarize(found))
         self.findings = found
+
+
+STATUS_ORDER: tuple[str, ...] = ("infra_error", "compile_error", "runtime_error", "incorrect",
+                                 "hacked", "ok")
+
+
+
+def verdict(failures: list[tuple[str, str]], findings: list[dict[str, Any]]) -> tuple[str, str]:
+    """(status, message) of a list of failures and findings: the highest in STATUS_ORDER."""
+    candidates = list(failures)
+    if rejects(findings):
+        candidates.append(("hacked", summarize(findings)))
+    for s in STATUS_ORDER:
+        hit = [m for st, m in candidates if st == s]
+        if hit:
+            return s, hit[0]
+    return "ok", ""

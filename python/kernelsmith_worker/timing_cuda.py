@@ -16,6 +16,7 @@ from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F40
                             _sustained_blocks, _tensors)
 from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
                             choose_calls_per_sample, side_stream_finding)
+from .timing_runners import _EagerRunner, _GraphRunner, _aliased_finding
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -133,69 +134,6 @@ class _GraphUnusable(Exception):
     def __init__(self, reason: str, findings: list[dict]) -> None:
         super().__init__(reason)
         self.findings = findings
-
-
-def _aliased_finding(unit: str) -> dict:
-    return {"kind": "aliased_outputs",
-            "detail": "the outputs of forward's successive calls share memory, so only the last "
-                      f"call of a sample could be checked: timed one call per {unit} (its "
-                      "overhead counts on both sides). Return a fresh output per call for the "
-                      "usual samples of many calls",
-            "severity": "info"}
-
-
-def _no_flush() -> None:
-    pass
-
-
-class _GraphRunner:
-    method = "cuda_graph"
-
-    def __init__(self, graphs: dict[str, Any], k: int, flush: Callable[[], None],
-                 outputs: dict[str, list[object]]) -> None:
-        self.graphs, self.calls_per_sample, self.flush = graphs, k, flush
-        self.outputs = outputs  # per graph, each call's output (rewritten by every replay)
-        self.aliased = False  # one call per graph because the candidate's outputs share memory
-
-    def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
-        self.flush()
-        if e0 is not None:
-            e0.record()
-        self.graphs[name].replay()
-        if e1 is not None:
-            e1.record()
-
-    def close(self) -> None:
-        for g in self.graphs.values():
-            g.reset()
-        self.graphs, self.outputs = {}, {}
-        self.flush = _no_flush
-
-
-class _EagerRunner:
-    method = "cuda_events"
-
-    def __init__(self, api: CudaApi, fns: dict[str, SlotFn], k: int,
-                 flush: Callable[[], None]) -> None:
-        self.api, self.fns, self.calls_per_sample, self.flush = api, fns, k, flush
-        self.outputs: dict[str, list[object]] = {}
-
-    def run(self, name: str, e0: Any = None, e1: Any = None) -> None:
-        self.flush()
-        fn = self.fns[name]
-        outs: list[object] = [None] * self.calls_per_sample
-        self.outputs[name] = outs
-        if e0 is not None:
-            e0.record()
-        for j in reversed(range(self.calls_per_sample)):  # the last call reads slot 0
-            outs[j] = fn(j)
-        if e1 is not None:
-            e1.record()
-        self.api.synchronize()  # device-wide: nothing of this sample leaks into the next
-
-    def close(self) -> None:
-        self.flush = _no_flush
-        self.outputs = {}
 
 
 def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
