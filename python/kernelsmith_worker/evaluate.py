@@ -483,7 +483,17 @@ class _Evaluation:
             "stages": self.stages,
             "device": result_device(self.dev, self.ctx.gpu_info),
             "roofline": self._roofline_record(),
+            "gpu_seconds": self.gpu_seconds(),
         }
+
+    def gpu_seconds(self) -> float:
+        """Seconds this evaluation had work on its GPU: the sum of its stages' duration_s
+        (load, correctness, audit, timing; each ends with its results read back from the
+        device, so queued work is counted in the stage that queued it) when its device is a
+        GPU, else 0. The roofline's peak measurement, made once per worker, is not counted."""
+        if self.dev.type != "cuda":
+            return 0.0
+        return round(sum(float(rec.get("duration_s") or 0.0) for rec in self.stages.values()), 6)
 
     def _roofline_record(self) -> dict[str, Any] | None:
         if self.roofline is None:

@@ -25,12 +25,14 @@ double Quantile(std::vector<double> samples, double q) {
   return samples[std::min(index, samples.size() - 1)];
 }
 
-void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds) {
+void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds,
+                                    double gpu_seconds) {
   std::lock_guard<std::mutex> lock(mu_);
   ++evaluations_[EvalStatusName(status)];
   Push(evaluation_seconds_, seconds);
   Push(device_seconds_, device_seconds);
   device_seconds_sum_ += device_seconds;
+  gpu_seconds_sum_ += gpu_seconds;
 }
 
 void ServeMetrics::RecordRequest(const std::string& endpoint, int http_status, double seconds) {
@@ -87,6 +89,8 @@ std::string ServeMetrics::Prometheus(const AdmissionStats& queue, size_t max_que
   out += fmt::format("ks_device_seconds_count {}\n", held.size());
   counter("ks_device_seconds_total", "seconds evaluations held their devices exclusively",
           device_seconds_sum_);
+  counter("ks_gpu_seconds_total", "seconds evaluations had work on their GPUs (load, "
+          "correctness, audit, timing)", gpu_seconds_sum_);
 
   out += "# HELP ks_requests_total HTTP requests by endpoint and status code\n"
          "# TYPE ks_requests_total counter\n";
@@ -122,7 +126,7 @@ void MeteredRunner::Submit(EvalRequest request, Callback done) {
   inner_->Submit(std::move(request), [this, start, done = std::move(done)](EvalResult r) {
     metrics_->RecordEvaluation(
         r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-        r.device_seconds);
+        r.device_seconds, r.gpu_seconds);
     done(std::move(r));
   });
 }

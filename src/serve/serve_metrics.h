@@ -27,13 +27,16 @@ class ServeMetrics {
   // Latency samples kept per series (the most recent ones).
   static constexpr size_t kWindow = 2048;
 
-  // `device_seconds`: how long the evaluation held its device exclusively (timing).
-  void RecordEvaluation(EvalStatus status, double seconds, double device_seconds = 0);
+  // `device_seconds`: how long the evaluation held its device exclusively (timing);
+  // `gpu_seconds`: how long it had work on its GPU (EvalResult::gpu_seconds).
+  void RecordEvaluation(EvalStatus status, double seconds, double device_seconds = 0,
+                        double gpu_seconds = 0);
   void RecordRequest(const std::string& endpoint, int http_status, double seconds);
   void RecordReward(const std::string& outcome, double reward);
 
   // The exposition text: ks_queue_depth, ks_in_flight, ks_evaluations_total{status},
   // ks_evaluation_seconds{quantile}, ks_device_seconds{quantile}, ks_device_seconds_total,
+  // ks_gpu_seconds_total,
   // ks_requests_total{endpoint,code},
   // ks_request_seconds{endpoint,quantile}, ks_rewards_total{outcome}, ks_reward_sum, the
   // parent-baseline cache figures and ks_up.
@@ -46,6 +49,7 @@ class ServeMetrics {
   std::deque<double> evaluation_seconds_;
   std::deque<double> device_seconds_;
   double device_seconds_sum_ = 0;
+  double gpu_seconds_sum_ = 0;
   std::map<std::pair<std::string, int>, uint64_t> requests_;  // (endpoint, code)
   std::map<std::string, std::deque<double>> request_seconds_;
   std::map<std::string, uint64_t> rewards_;  // by outcome

@@ -20,7 +20,7 @@ TEST(ServeMetricsTest, ExposesCountersGaugesAndQuantiles) {
   FakeRunner fake;
   MeteredRunner runner(&fake, &m);
   EvalRequest ok, bad;
-  ok.candidate_source = "speedup=2 device_seconds=0.75";
+  ok.candidate_source = "speedup=2 device_seconds=0.75 gpu_seconds=1.25";
   bad.candidate_source = "status=incorrect";
   runner.Evaluate(ok);
   runner.Evaluate(ok);
@@ -43,6 +43,8 @@ TEST(ServeMetricsTest, ExposesCountersGaugesAndQuantiles) {
   EXPECT_NE(text.find("ks_evaluation_seconds_count 3\n"), std::string::npos);
   EXPECT_NE(text.find("ks_device_seconds{quantile=\"0.5\"} 0.750000\n"), std::string::npos);
   EXPECT_NE(text.find("ks_device_seconds_total 1.5\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE ks_gpu_seconds_total counter\nks_gpu_seconds_total 2.5\n"),
+            std::string::npos);
   EXPECT_NE(text.find("ks_requests_total{endpoint=\"/v1/reward\",code=\"429\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("ks_request_seconds{endpoint=\"/v1/reward\",quantile=\"0.99\"} 0.250000"),
