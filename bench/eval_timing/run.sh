@@ -14,7 +14,8 @@
 # Environment: KS_PYTHON (python with torch+triton, default python3), KS_BENCH_DEADLINE_S,
 # KS_BENCH_REPEAT (default 10), KS_BENCH_BIG_REPEAT (KernelBench-sized workloads, default 3),
 # KS_BENCH_EVAL_ONLY=1 (only the five small workloads' `eval` steps: no compare_methods.py,
-# no KernelBench-sized inputs; for before/after runs of the evaluator itself).
+# no KernelBench-sized inputs; for before/after runs of the evaluator itself),
+# KS_BENCH_WORKLOADS (space-separated names: only these workloads' steps; default all).
 set -u
 
 if [ $# -lt 2 ]; then
@@ -69,8 +70,11 @@ step() {
   echo "[run]   rc=$rc $note" >&2
 }
 
+selected() { [ -z "${KS_BENCH_WORKLOADS:-}" ] || [[ " $KS_BENCH_WORKLOADS " == *" $1 "* ]]; }
+
 # eval_workload NAME REPEAT LIMIT_S
 eval_workload() {
+  selected "$1" || return 0
   step eval "$1" "$3" "$OUT/$1.jsonl" "$OUT/$1.stderr" \
     "$BIN" eval "$W/$1/problem.py" "$W/$1/candidate.py" --backend triton --repeat "$2" --json
 }

@@ -249,6 +249,7 @@ class _Sustained:
         cfg = self.cfg
         t0 = _perf_counter()
         sizes: dict[str, int] = {}
+        first: dict[str, int] = {}  # round 1's block sizes (the signed blocks follow them)
         seen = None
         stop = "looks"
         for rnd in range(1, cfg.seq_looks + 1):
