@@ -80,7 +80,7 @@ def value(r: dict, key: str) -> Any:
 
 
 PHASES = ["prepare", "capture", "heat", "sustained", "checks", "steady", "accounting",
-          "statistics", "wall_check"]
+          "statistics", "wall_check", "gc"]
 
 
 def gpu_seconds(r: dict) -> float | None:

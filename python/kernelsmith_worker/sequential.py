@@ -101,7 +101,8 @@ def next_round(seen: Look, n: dict[str, int], cost_s: dict[str, float], target: 
     blocks of each: the extra samples that bring z * se down to `target` at the least cost
     (Neyman allocation: function i gets sqrt(v_i / c_i) * sum_j sqrt(v_j * c_j) / T samples in
     all, v_i = se_i^2 * n_i, T = (target / z)^2), 20 % over to spare a look, within
-    [per_block[0], per_block[1]] per block and within the time left. `n`: samples so far and
+    [per_block[0], per_block[1]] per block (scaled down together, in proportion, where one
+    function would pass the maximum) and within the time left. `n`: samples so far and
     `cost_s`: seconds a sample takes, per function ("ref", "cand")."""
     lo, hi = per_block
     se = {"ref": seen.se_ref, "cand": seen.se_cand}
@@ -111,11 +112,13 @@ def next_round(seen: Look, n: dict[str, int], cost_s: dict[str, float], target: 
         var = {name: se[name] ** 2 * max(n[name], 1) for name in n}
         tgt = (target / seen.z) ** 2
         spend = sum(math.sqrt(var[j] * cost_s[j]) for j in n)
-        want = {}
-        for name in n:
-            total = math.sqrt(var[name] / max(cost_s[name], 1e-12)) * spend / tgt
-            extra = 1.2 * total - n[name]
-            want[name] = math.ceil(max(extra, 0.0) / blocks_per_fn)
+        total = {name: 1.2 * math.sqrt(var[name] / max(cost_s[name], 1e-12)) * spend / tgt
+                 for name in n}
+        # a function that would pass its per-block maximum scales the others down with it:
+        # the allocation keeps its proportions when the target is out of reach
+        f = min([1.0] + [(n[j] + blocks_per_fn * hi) / total[j] for j in n if total[j] > 0])
+        want = {name: math.ceil(max(f * total[name] - n[name], 0.0) / blocks_per_fn)
+                for name in n}
     sizes = {name: min(max(v, lo), hi) for name, v in want.items()}
     round_s = sum(blocks_per_fn * sizes[j] * cost_s[j] for j in sizes)
     if round_s > time_left_s > 0:  # scale down to the time left, never below the minimum

@@ -143,6 +143,7 @@ def time_pair(
     t0 = _perf_counter()
     gc_was_enabled = gc.isenabled()
     gc.collect()
+    gc_s = _perf_counter() - t0
     gc.disable()  # a collection pause inside a timed region is an outlier we need not make
     try:
         with torch.no_grad():
@@ -165,4 +166,6 @@ def time_pair(
         if gc_was_enabled:
             gc.enable()
     rec["duration_s"] = _perf_counter() - t0
+    if "phases_s" in rec:
+        rec["phases_s"]["gc"] = round(gc_s, 6)  # the collection before timing
     return rec

@@ -278,6 +278,9 @@ class _Sustained:
             n = {name: sum(len(b) for b in self.by_block[name]) for name in ("ref", "cand")}
             sizes = sequential.next_round(seen, n, self.cycle, cfg.seq_target, left,
                                           (cfg.block_min_samples, cfg.block_max_samples))
+            if 2 * cfg.block_min_samples * sum(self.cycle.values()) > left:  # not even the least
+                stop = "time"
+                break
         assert seen is not None
         self.out["sequential"] = seen.record(cfg.seq_target, cfg.seq_alpha, cfg.seq_looks, stop)
         if self.inputs.checked:  # evaluator-owned values: the signed blocks mean something

@@ -396,7 +396,7 @@ def test_fake_cuda_default_config_budget():
     assert rec["warmup_windows"] == 1 + 2 * looks  # a heat before each change of function
     # heats of at most 0.25 s, round 1 of 4 x 0.05 s, later rounds within 1 s, steady state
     # within 2 x (0.1 s + 0.05 s + 0.25 s), checks
-    assert rec["duration_s"] < 3.0 + 0.5 * looks
+    assert rec["duration_s"] < 4.0 + 0.75 * looks, rec["phases_s"]
     assert sum(rec["phases_s"].values()) == pytest.approx(rec["duration_s"], rel=0.1, abs=0.05)
 
 
@@ -615,8 +615,11 @@ class VirtualKernel(Kernel):
         return out
 
 
-SEQ = TimingConfig(heat_s=0.03, heat_min_s=0.01, block_s=0.01, steady_heat_s=0.01,
-                   steady_s=0.01, n_boot=200, wall_check_s=0.005, seq_max_s=0.3)
+# Samples of ~50 calls (1 ms of virtual time); rounds after the first get 1 s of real time,
+# so a loaded machine's slow host still leaves room for a second round.
+SEQ = TimingConfig(replay_target_s=1e-3, heat_s=0.03, heat_min_s=0.01, block_s=0.01,
+                   steady_heat_s=0.01, steady_s=0.01, n_boot=200, wall_check_s=0.005,
+                   seq_max_s=1.0)
 
 
 def run_virtual(ref_noise, cand_noise, seed=0):
@@ -639,7 +642,7 @@ def test_sequential_rule_stops_at_the_first_look_on_quiet_samples():
 
 
 def test_sequential_rule_spends_samples_where_the_noise_is():
-    rec = run_virtual(0.01, 0.5)  # per call: a sample of ~150 calls varies by ~4 %
+    rec = run_virtual(0.01, 0.5)  # per call: a sample of ~50 calls varies by ~7 %
     assert rec["ok"], rec
     seq = rec["sequential"]
     assert seq["looks"] >= 2 and seq["stop"] in ("precise", "looks", "time"), seq
