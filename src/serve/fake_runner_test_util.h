@@ -1,8 +1,8 @@
 // TEST ONLY: a Runner fake for the serve tests. Each submitted request waits until the test
 // releases it (or, with auto_release, finishes at once) and gets a result the test composes
 // from the candidate's source: "speedup=X" in the source gives status ok with that speedup,
-// "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time, "gpu_seconds=X" that many
-// seconds of work on the GPU.
+// "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time,
+// "gpu_seconds=X" that many seconds of work on the GPU.
 // With a baseline (its own "speedup=X", default 1) the result is timed against it instead.
 #pragma once
 
