@@ -12,7 +12,10 @@
 # is near, so the whole run ends in under 8 minutes.
 #
 # Environment: KS_PYTHON (python with torch+triton, default python3), KS_BENCH_DEADLINE_S,
-# KS_BENCH_REPEAT (default 10), KS_BENCH_BIG_REPEAT (KernelBench-sized workloads, default 3).
+# KS_BENCH_REPEAT (default 10), KS_BENCH_BIG_REPEAT (KernelBench-sized workloads, default 3),
+# KS_BENCH_EVAL_ONLY=1 (only the five small workloads' `eval` steps: no compare_methods.py,
+# no KernelBench-sized inputs; for before/after runs of the evaluator itself),
+# KS_BENCH_WORKLOADS (space-separated names: only these workloads' steps; default all).
 set -u
 
 if [ $# -lt 2 ]; then
@@ -67,8 +70,11 @@ step() {
   echo "[run]   rc=$rc $note" >&2
 }
 
+selected() { [ -z "${KS_BENCH_WORKLOADS:-}" ] || [[ " $KS_BENCH_WORKLOADS " == *" $1 "* ]]; }
+
 # eval_workload NAME REPEAT LIMIT_S
 eval_workload() {
+  selected "$1" || return 0
   step eval "$1" "$3" "$OUT/$1.jsonl" "$OUT/$1.stderr" \
     "$BIN" eval "$W/$1/problem.py" "$W/$1/candidate.py" --backend triton --repeat "$2" --json
 }
@@ -99,15 +105,17 @@ compare() {
 for name in softmax_16x16384 relu_16x16384 layernorm_4096x1024 matmul_4096; do
   eval_workload "$name" "$REPEAT" 60
 done
-compare small 130 softmax_16x16384 relu_16x16384 layernorm_4096x1024 matmul_4096
+EVAL_ONLY=${KS_BENCH_EVAL_ONLY:-0}
+[ "$EVAL_ONLY" = 1 ] || compare small 130 softmax_16x16384 relu_16x16384 layernorm_4096x1024 matmul_4096
 
 # 2. gelu: 2 GiB of input per call
 eval_workload gelu_128x4096x1024 "$REPEAT" 75
-compare gelu 60 gelu_128x4096x1024
+[ "$EVAL_ONLY" = 1 ] || compare gelu 60 gelu_128x4096x1024
 
 # 3. KernelBench-sized (6.4 GB per tensor): fewer evaluations, 30 KernelBench trials per
 #    repetition instead of 100 (each call takes ~4 ms), and the cost of KernelBench's inputs
 for name in softmax_4096x393216 relu_4096x393216; do
+  [ "$EVAL_ONLY" = 1 ] && break
   eval_workload "$name" "$BIG_REPEAT" 90
   compare "$name" 75 --kb-trials 30 --kb-inputs "$name"
 done

@@ -79,6 +79,24 @@ def value(r: dict, key: str) -> Any:
     return v if v is not None else timing_of(r).get(key)
 
 
+PHASES = ["prepare", "capture", "heat", "sustained", "checks", "steady", "accounting",
+          "statistics", "wall_check", "gc"]
+
+
+def gpu_seconds(r: dict) -> float | None:
+    """The EvalResult's gpu_seconds; for results from before that field, the same sum
+    computed here (stage durations of an evaluation on a GPU)."""
+    g = r.get("gpu_seconds")
+    if isinstance(g, (int, float)):
+        return float(g)
+    if (r.get("device") or {}).get("kind", "cuda") != "cuda":
+        return None
+    st = r.get("stages") or {}
+    ds = [v.get("duration_s") for v in st.values() if isinstance(v, dict)]
+    ds = [d for d in ds if isinstance(d, (int, float))]
+    return sum(ds) if ds else None
+
+
 def ours_stats(rows: list[dict]) -> dict:
     ok = [r for r in rows if r.get("status") == "ok" and value(r, "cand_us")]
     cand = [value(r, "cand_us") for r in ok]
@@ -106,6 +124,15 @@ def ours_stats(rows: list[dict]) -> dict:
         "timing_s": med([t.get("duration_s") for t in timing]),
         "warmup_s": med([t.get("warmup_s") for t in timing]),
         "findings": ", ".join(kinds) or "",
+        # warm evaluations only (the first compiles)
+        "gpu_s": med([gpu_seconds(r) for r in rows[1:]]),
+        "lease_s": med([r.get("device_seconds") for r in rows[1:]]),
+        "timing_s_warm": med([timing_of(r).get("duration_s") for r in rows[1:]]),
+        "phases": {p: med([(timing_of(r).get("phases_s") or {}).get(p) for r in rows[1:]])
+                   for p in PHASES},
+        "looks": med([(timing_of(r).get("sequential") or {}).get("looks") for r in rows[1:]]),
+        "stops": sorted({str((timing_of(r).get("sequential") or {}).get("stop"))
+                         for r in rows[1:] if timing_of(r).get("sequential")}),
     }
 
 
@@ -232,6 +259,22 @@ def summarize(out_dir: str) -> str:
         lines.append(f"| {name} | {st} | {fmt(o.get('method'))} | {fmt(o.get('k'), 0)} "
                      f"| {fmt(o.get('samples'), 0)} | {fmt(o.get('timing_s'), 2)} "
                      f"| {fmt(o.get('warmup_s'), 2)} | {o.get('findings')} |")
+
+    lines += ["", "## GPU seconds per warm evaluation (medians of evaluations 2..N)", "",
+              "gpu s: the EvalResult's gpu_seconds (stage durations on the GPU; computed from "
+              "the stages for results that predate the field); lease s: device_seconds; the "
+              "phases are stages.timing.phases_s; looks/stop: the sequential rule.", "",
+              "| workload | gpu s | lease s | timing s | " + " | ".join(PHASES)
+              + " | looks | stop |", "|---|---|---|---|" + "---|" * len(PHASES) + "---|---|"]
+    for name in names:
+        o = ours.get(name)
+        if not o:
+            continue
+        ph = o.get("phases") or {}
+        lines.append(f"| {name} | {fmt(o.get('gpu_s'), 2)} | {fmt(o.get('lease_s'), 2)} "
+                     f"| {fmt(o.get('timing_s_warm'), 2)} | "
+                     + " | ".join(fmt(ph.get(p), 3) for p in PHASES)
+                     + f" | {fmt(o.get('looks'), 1)} | {','.join(o.get('stops') or []) or '–'} |")
 
     kb_rows = [n for n in names if n in KB_SIZED or "kernelbench_inputs" in (compare.get(n) or {})]
     if kb_rows:

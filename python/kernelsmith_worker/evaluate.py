@@ -530,6 +530,7 @@ class _Evaluation:
             "stages": self.stages,
             "device": result_device(self.dev, self.ctx.gpu_info),
             "roofline": self._roofline_record(),
+            "gpu_seconds": self.gpu_seconds(),
         }
         if cases is not None:
             out["cases"] = cases
@@ -544,6 +545,15 @@ class _Evaluation:
         if ok and self.timing is not None:
             self.stages["timing"] = self.timing
         return records
+
+    def gpu_seconds(self) -> float:
+        """Seconds this evaluation had work on its GPU: the sum of its stages' duration_s
+        (load, correctness, audit, timing; each ends with its results read back from the
+        device, so queued work is counted in the stage that queued it) when its device is a
+        GPU, else 0. The roofline's peak measurement, made once per worker, is not counted."""
+        if self.dev.type != "cuda":
+            return 0.0
+        return round(sum(float(rec.get("duration_s") or 0.0) for rec in self.stages.values()), 6)
 
     def _roofline_record(self) -> dict[str, Any] | None:
         if self.roofline is None or self.runs:  # declared cases: each case has its own

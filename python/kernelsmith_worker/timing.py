@@ -12,19 +12,28 @@ docs/eval-result.md. On CUDA (method `cuda_graph`):
    graph does not reproduce its output, both functions are timed instead with events around
    k eager calls and a device-wide synchronize per sample (method `cuda_events`, with
    `fallback_reason`);
-3. clocks settled: windows of ref/cand samples back to back until successive windows agree
-   within `warmup_tol` (or `warmup_max_s`);
-4. samples: flush L2 (read a buffer of 2x the L2 size, outside the timed region), time one
-   replay, flush, time the other; which goes first alternates every sample. The sample count
-   follows a time budget and is extended once when the median is not yet precise enough;
-5. statistics: IQR (1.5x) outliers dropped per series, medians, CVs, paired bootstrap CI of
-   the speedup (seeded);
+3. sustained blocks in rounds of ref, cand, cand, ref (timing_blocks.py): before a function's
+   block it runs alone until its clock is settled (successive windows agree within
+   `warmup_tol`, between `heat_min_s` and `heat_s`); each sample: new input values, L2 flush
+   (a read of 2x the L2 size, outside the timed region), one timed replay; random candidate
+   samples checked against the reference. After each round the sequential rule
+   (sequential.py) looks at the speedup's interval: it stops when the interval is within
+   `seq_target` (error rate `seq_alpha` over all `seq_looks` looks) and otherwise sizes the
+   next round where the noise is. Then both functions on signed values;
+4. steady-state blocks: each function back to back without input refresh, extended until
+   its median is as precise; reported when lower than the checked figure's CI;
+5. statistics: IQR (1.5x) outliers dropped per series, medians, CVs, bootstrap CI of
+   the speedup (seeded; unpaired on CUDA, where the series come from separate blocks);
 6. wall check: k eager candidate calls timed by events on the current stream and by the host
    clock around a device-wide synchronize. Work that escapes the current stream (side streams,
    threads) shows as wall >> events and yields a `side_stream` finding.
 
-On the CPU (method `cpu_wall`) the same interleaving, adaptive sample count and statistics
-run on time.perf_counter, captured at import so a candidate patching it changes nothing.
+`phases_s` in the record: the stage's seconds per phase.
+
+On the CPU (method `cpu_wall`): ref/cand samples interleaved pair by pair, which goes first
+alternating; the sample count follows a time budget and is extended once when the medians are
+not yet precise enough (`_adaptive_samples`); the same statistics; on time.perf_counter,
+captured at import so a candidate patching it changes nothing.
 """
 
 from __future__ import annotations
@@ -134,6 +143,7 @@ def time_pair(
     t0 = _perf_counter()
     gc_was_enabled = gc.isenabled()
     gc.collect()
+    gc_s = _perf_counter() - t0
     gc.disable()  # a collection pause inside a timed region is an outlier we need not make
     try:
         with torch.no_grad():
@@ -156,4 +166,6 @@ def time_pair(
         if gc_was_enabled:
             gc.enable()
     rec["duration_s"] = _perf_counter() - t0
+    if "phases_s" in rec:
+        rec["phases_s"]["gc"] = round(gc_s, 6)  # the collection before timing
     return rec

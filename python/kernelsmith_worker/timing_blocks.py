@@ -1,8 +1,9 @@
 """Timed blocks of the CUDA timing stage: each function in its own sustained state (heat,
-then blocks ref, cand, cand, ref, then both on signed values), fresh input values before
-every sample, random candidate samples checked against the reference; then the steady-state
-blocks (each function back to back, no new values between samples), the figure a program
-that runs the kernel continuously gets. timing_cuda.py builds the runners (CUDA graphs or
+then rounds of blocks ref, cand, cand, ref until the sequential rule of sequential.py stops,
+then both on signed values), fresh input values before every sample, random candidate
+samples checked against the reference; then the steady-state blocks (each function back to
+back, no new values between samples), the figure a program that runs the kernel
+continuously gets. timing_cuda.py builds the runners (CUDA graphs or
 eager calls) these blocks drive."""
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from . import stats
+from . import sequential, stats
 from .timed_account import BlockAccount
-from .timing_policy import Check, SlotFn, TimedInputs, TimingConfig, _no_check
+from .timing_policy import Check, SlotFn, TimedInputs, TimingConfig, _no_check, is_stable
 
 _urandom = os.urandom  # captured at worker start, before any candidate is imported
 
@@ -114,83 +115,203 @@ def _check_plan(n_cand: int, count: int) -> set[int]:
     return set(keyed[:min(count, n_cand)])
 
 
-def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
-                      replay_s: dict[str, float], cfg: TimingConfig,
-                      check: Check = _no_check, account: BlockAccount | None = None) -> dict:
-    """Blocks ref, cand, cand, ref (a linear drift cancels) on values of the problem's own
-    distribution, then ref and cand on signed values (inputs.refresh(signed=True)). Before
-    a function's block it runs alone for `heat_s`, untimed, so each is measured at the clock
-    its own sustained load gives. Every sample is preceded by new input values and an L2
-    flush. At random candidate samples the output is compared with a reference call on the
-    same values; the sample after such a check (the device idled while the host compared)
-    is not kept. `account` (eager calls): the kernels of the candidate's blocks are accounted
-    from the kernel log, checks aside. Returns per-call samples under "ref", "cand",
-    "ref_signed", "cand_signed", with heats, heat_s, blocks, checked, planned (checks the plan
-    drew), mismatch and tampered."""
-    k = runner.calls_per_sample
-    order: tuple[tuple[str, bool], ...] = (("ref", False), ("cand", False), ("cand", False),
-                                           ("ref", False))
-    if inputs.checked:  # evaluator-owned values: the signed blocks mean something
-        order += (("ref", True), ("cand", True))
-    n = {name: min(max(math.ceil(cfg.block_s / max(t, 1e-9)), cfg.block_min_samples),
-                   cfg.block_max_samples) for name, t in replay_s.items()}
-    n_signed = {name: max(cfg.block_min_samples, math.ceil(v * cfg.signed_block_share))
-                for name, v in n.items()}
-    plan = _check_plan(2 * n["cand"] + n_signed["cand"], cfg.timed_checks) \
-        if inputs.checked else set()
-    out: dict[str, Any] = {"ref": [], "cand": [], "ref_signed": [], "cand_signed": [],
-                           "heats": 0, "heat_s": 0.0, "blocks": [], "checked": 0,
-                           "mismatch": False, "tampered": None, "planned": len(plan),
-                           "aliasing_appeared": False}
-    seen_cand = 0
-    acct = account or _NoAccount()
-    for b, (name, signed) in enumerate(order):
-        acct.open()
-        units = 0
-        if b == 0 or order[b - 1][0] != name:
-            t0 = _perf_counter()
-            for _ in range(min(math.ceil(cfg.heat_s / max(replay_s[name], 1e-9)), 2000)):
-                inputs.refresh(signed)
-                runner.run(name)
-                units += 1
-            out["heats"] += 1
-            out["heat_s"] += _perf_counter() - t0  # host time to queue: the device runs on
+def _heat(api: CudaApi, runner: Any, name: str, cycle_s: float, min_s: float, max_s: float,
+          cfg: TimingConfig, before: Any = None) -> tuple[int, float, float]:
+    """`name` alone, untimed for the figures, until the per-call times of successive windows
+    agree (at least min_s, at most max_s; min_s == max_s: just that long): each function is
+    measured at the clock its own sustained load gives. Windows last about warmup_window_s
+    at `cycle_s` a sample and end with a sync, so the seconds counted are the device's.
+    `before()` runs before every sample. Returns (samples run, seconds, measured seconds a
+    sample)."""
+    t0 = _perf_counter()
+    windows: list[float] = []
+    units = 0
+    while True:
+        evs = []
+        for _ in range(min(max(math.ceil(cfg.warmup_window_s / cycle_s), 2), 2000)):
+            if before is not None:
+                before()
+            e0, e1 = api.event(), api.event()
+            runner.run(name, e0, e1)
+            evs.append((e0, e1))
+        evs[-1][1].synchronize()
+        api.synchronize()  # eager samples on other streams too
+        units += len(evs)
+        windows.append(stats.median([_elapsed_s(a, b) for a, b in evs]))
+        elapsed = _perf_counter() - t0
+        cycle_s = max(elapsed / units, 1e-9)
+        if elapsed >= max_s or (elapsed >= min_s and is_stable(
+                windows, cfg.warmup_tol, cfg.warmup_stable_windows)):
+            return units, elapsed, cycle_s
+
+
+class _Sustained:
+    """One run of the sustained blocks (see _sustained_blocks)."""
+
+    def __init__(self, api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
+                 replay_s: dict[str, float], cfg: TimingConfig, check: Check,
+                 account: BlockAccount | _NoAccount) -> None:
+        self.api, self.runner, self.inputs, self.fns = api, runner, inputs, fns
+        self.cfg, self.check, self.acct = cfg, check, account
+        self.cycle = dict(replay_s)  # seconds a sample takes, refined by each heat
+        self.prev: str | None = None  # the function of the previous block
+        self.units = 0  # samples run (heat included) since the account opened
+        self.plan: set[tuple[int, int]] = set()  # (segment, candidate sample) pairs checked
+        self.seen: Counter = Counter()  # candidate samples per segment so far
+        self.out: dict[str, Any] = {
+            "ref": [], "cand": [], "ref_signed": [], "cand_signed": [], "heats": 0,
+            "heat_s": 0.0, "check_s": 0.0, "blocks": [], "checked": 0, "mismatch": False,
+            "tampered": None, "planned": 0, "sequential": None, "aliasing_appeared": False}
+        self.by_block: dict[str, list[list[float]]] = {"ref": [], "cand": []}
+
+    def size(self, name: str, seconds: float) -> int:
+        return min(max(math.ceil(seconds / max(self.cycle[name], 1e-9)),
+                       self.cfg.block_min_samples), self.cfg.block_max_samples)
+
+    def signed_size(self, n: int) -> int:
+        return max(self.cfg.block_min_samples, math.ceil(n * self.cfg.signed_block_share))
+
+    def add_plan(self, segment: int, n_cand: int, count: int) -> None:
+        """`count` of the segment's n_cand candidate samples are checked (drawn now)."""
+        if self.inputs.checked:
+            self.plan |= {(segment, i) for i in _check_plan(n_cand, count)}
+            self.out["planned"] = len(self.plan)
+
+    def enter(self, name: str, signed: bool) -> None:
+        """Opens the account of a block of `name`, with a heat first if the previous block
+        was the other function's."""
+        self.acct.open()
+        self.units = 0
+        if self.prev != name:
+            self.units = self.heat(name, signed)
+        self.prev = name
+
+    def heat(self, name: str, signed: bool) -> int:
+        """A heat of `name` (_heat, with new input values before every sample); refines
+        self.cycle[name] (refresh + flush + replay). Returns the samples run."""
+        units, elapsed, self.cycle[name] = _heat(
+            self.api, self.runner, name, self.cycle[name], self.cfg.heat_min_s, self.cfg.heat_s,
+            self.cfg, lambda: self.inputs.refresh(signed))
+        self.out["heats"] += 1
+        self.out["heat_s"] += elapsed
+        return units
+
+    def block(self, name: str, signed: bool, n: int, segment: int) -> list[float]:
+        """n timed samples of `name` (after enter()), each after new input values and an L2
+        flush. At the planned candidate samples of `segment` the output is compared with a
+        reference call on the same values; the sample after such a check (the device idled
+        while the host compared) is not kept."""
+        api, runner, inputs, out = self.api, self.runner, self.inputs, self.out
+        k = runner.calls_per_sample
         evs: list[tuple[Any, Any, bool, float]] = []
         skip_next = False
-        for _ in range((n_signed if signed else n)[name]):
+        for _ in range(n):
             inputs.refresh(signed)
-            _check_before(runner, name, check)
+            _check_before(runner, name, self.check)
             e0, e1, wall = _timed_sample(api, runner, name)
-            units += 1
+            self.units += 1
             evs.append((e0, e1, not skip_next, wall))
             skip_next = False
             if name == "cand":
-                if seen_cand in plan and not out["mismatch"]:
-                    calls = _checkable(runner.outputs["cand"])
-                    if len(calls) < runner.calls_per_sample:  # set up for distinct outputs
-                        out["aliasing_appeared"] = True
-                    j = calls[_random_below(len(calls))]  # any call, not only the last
-                    api.synchronize()
-                    with acct.aside():
-                        out["tampered"] = out["tampered"] or inputs.tampered()
-                        with inputs.pristine():  # not what the candidate may have written
-                            expected = fns["ref"](j)
-                        out["checked"] += 1
-                        if not inputs.agree(runner.outputs["cand"][j], expected):
-                            out["mismatch"] = True
-                        del expected
+                if (segment, self.seen[segment]) in self.plan and not out["mismatch"]:
+                    t0 = _perf_counter()
+                    self.timed_check()
+                    out["check_s"] += _perf_counter() - t0
                     skip_next = True
-                seen_cand += 1
+                self.seen[segment] += 1
         api.synchronize()
-        acct.close(name == "cand", Counter({"signed" if signed else "refresh": units}),
-                   units * k)
-        check(f"during the timing of the {name} block")
+        self.acct.close(name == "cand", Counter({"signed" if signed else "refresh": self.units}),
+                        self.units * k)
+        t0 = _perf_counter()
+        self.check(f"during the timing of the {name} block")
+        out["check_s"] += _perf_counter() - t0
         times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, keep, wall in evs if keep]
         key = f"{name}_signed" if signed else name
         out[key] += times
-        out["blocks"].append({"fn": key, "samples": len(times),
+        out["blocks"].append({"fn": key, "samples": len(times), "round": segment,
                               "median_us": stats.median(times) if times else None})
-    return out
+        return times
+
+    def timed_check(self) -> None:
+        out, runner, inputs = self.out, self.runner, self.inputs
+        calls = _checkable(runner.outputs["cand"])
+        if len(calls) < runner.calls_per_sample:  # set up for distinct outputs
+            out["aliasing_appeared"] = True
+        j = calls[_random_below(len(calls))]  # any call, not only the last
+        self.api.synchronize()
+        with self.acct.aside():
+            out["tampered"] = out["tampered"] or inputs.tampered()
+            with inputs.pristine():  # not what the candidate may have written
+                expected = self.fns["ref"](j)
+            out["checked"] += 1
+            if not inputs.agree(runner.outputs["cand"][j], expected):
+                out["mismatch"] = True
+            del expected
+
+    def run(self) -> dict:
+        """Rounds of ref, cand, cand, ref on the problem's own distribution, each looked at
+        by the sequential rule (sequential.py), then ref and cand on signed values. The
+        checks of round 1 and of the signed blocks are one segment (timed_checks, drawn
+        when round 1's sizes are known); each later round has its own (round_checks)."""
+        cfg = self.cfg
+        t0 = _perf_counter()
+        sizes: dict[str, int] = {}
+        first: dict[str, int] = {}  # round 1's block sizes (the signed blocks follow them)
+        seen = None
+        stop = "looks"
+        for rnd in range(1, cfg.seq_looks + 1):
+            seg = rnd if rnd > 1 else 0  # round 1 shares segment 0 with the signed blocks
+            for b, name in enumerate(("ref", "cand", "cand", "ref")):
+                self.enter(name, False)
+                if name not in sizes:  # round 1: sized once its heat measured a sample
+                    sizes[name] = self.size(name, cfg.block_s)
+                if b == 1:
+                    extra = self.signed_size(sizes["cand"]) if rnd == 1 else 0
+                    self.add_plan(seg, 2 * sizes["cand"] + extra,
+                                  cfg.timed_checks if rnd == 1 else cfg.round_checks)
+                self.by_block[name].append(self.block(name, False, sizes[name], seg))
+            if rnd == 1:
+                first = dict(sizes)
+            seen = sequential.look(rnd, self.by_block["ref"], self.by_block["cand"],
+                                   alpha=cfg.seq_alpha, looks=cfg.seq_looks,
+                                   target=cfg.seq_target, iqr_k=cfg.iqr_k)
+            if seen.stop:
+                stop = seen.stop
+                break
+            left = cfg.seq_max_s - (_perf_counter() - t0 - self.out["heat_s"])
+            if left <= 0:
+                stop = "time"
+                break
+            n = {name: sum(len(b) for b in self.by_block[name]) for name in ("ref", "cand")}
+            sizes = sequential.next_round(seen, n, self.cycle, cfg.seq_target, left,
+                                          (cfg.block_min_samples, cfg.block_max_samples))
+            if 2 * cfg.block_min_samples * sum(self.cycle.values()) > left:  # not even the least
+                stop = "time"
+                break
+        assert seen is not None
+        self.out["sequential"] = seen.record(cfg.seq_target, cfg.seq_alpha, cfg.seq_looks, stop)
+        if self.inputs.checked:  # evaluator-owned values: the signed blocks mean something
+            for name in ("ref", "cand"):
+                self.enter(name, True)
+                self.block(name, True, self.signed_size(first[name]), 0)
+        return self.out
+
+
+def _sustained_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
+                      replay_s: dict[str, float], cfg: TimingConfig,
+                      check: Check = _no_check, account: BlockAccount | None = None) -> dict:
+    """Rounds of blocks ref, cand, cand, ref (a linear drift cancels) on values of the
+    problem's own distribution until the sequential rule stops (sequential.py), then ref and
+    cand on signed values (inputs.refresh(signed=True)). Before a function's block it runs
+    alone, untimed, until its clock is settled, so each is measured at the clock its own
+    sustained load gives. Every sample is preceded by new input values and an L2 flush. At
+    random candidate samples the output is compared with a reference call on the same values.
+    `account` (eager calls): the kernels of the candidate's blocks are accounted from the
+    kernel log, checks aside. Returns per-call samples under "ref", "cand", "ref_signed",
+    "cand_signed", with heats, heat_s, check_s (seconds in checks), blocks, checked, planned
+    (checks the plan drew), mismatch, tampered and sequential (the rule's last look)."""
+    return _Sustained(api, runner, inputs, fns, replay_s, cfg, check,
+                      account or _NoAccount()).run()
 
 
 def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
@@ -201,27 +322,43 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
     back with no input refresh between them (the L2 flush stays: a short read, ~1 % of a
     sample). The refreshed blocks leave the device in memory-bound gaps that lower its
     average power, so a power-limited tensor-core kernel runs there at a higher clock than it
-    sustains; here it does not. Order cand, ref. Returns per-call samples under "ref" and
-    "cand" and the block summaries. `account`: as in _sustained_blocks."""
+    sustains; here it does not. Order cand, ref. The heat measures what a sample costs, which
+    sizes the block. Each block is looked at sequentially (up to
+    seq_looks times, as sequential.py's rule): it goes on while its median's interval is wider
+    than seq_target / sqrt(2), so the steady speedup's is within seq_target (a look pauses
+    the device for the host's arithmetic, well under a millisecond); the extensions of one
+    block last at most seq_max_s / 4. Returns per-call samples under "ref" and "cand"
+    and the block summaries. `account`: as in _sustained_blocks."""
     k = runner.calls_per_sample
     out: dict[str, Any] = {"ref": [], "cand": [], "blocks": []}
     acct = account or _NoAccount()
+    z = sequential.critical_z(cfg.seq_alpha, cfg.seq_looks)
+    target = cfg.seq_target / math.sqrt(2.0)
     for name in ("cand", "ref"):
         acct.open()
-        t = max(replay_s[name], 1e-9)
-        heat = min(math.ceil(cfg.steady_heat_s / t), 2000)
-        for _ in range(heat):
-            runner.run(name)
+        heat, _, t = _heat(api, runner, name, max(replay_s[name], 1e-9), cfg.steady_heat_s,
+                           cfg.steady_heat_s, cfg)
+        cap = min(cfg.block_max_samples, max(cfg.block_min_samples, int(cfg.seq_max_s / 4 / t)))
         n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
-        evs: list[tuple[Any, Any, float]] = []
-        for _ in range(n):
-            _check_before(runner, name, check)
-            evs.append(_timed_sample(api, runner, name))
-        api.synchronize()
-        acct.close(name == "cand", Counter({"flush": heat + n}), (heat + n) * k)
+        times: list[float] = []
+        ran = 0
+        for look in range(1, cfg.seq_looks + 1):
+            evs: list[tuple[Any, Any, float]] = []
+            for _ in range(n):
+                _check_before(runner, name, check)
+                evs.append(_timed_sample(api, runner, name))
+            ran += n
+            api.synchronize()
+            got = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, wall in evs]
+            times += got
+            half = z * sequential.log_median_se([times], cfg.iqr_k)
+            if half <= target or look == cfg.seq_looks or len(times) >= cap:
+                break
+            need = math.ceil(1.2 * len(times) * (half / target) ** 2) - len(times)
+            n = min(max(need, cfg.block_min_samples), cap - len(times))
+        acct.close(name == "cand", Counter({"flush": heat + ran}), (heat + ran) * k)
         check(f"during the steady-state timing of the {name}")
-        times = [max(_elapsed_s(e0, e1), wall) * 1e6 / k for e0, e1, wall in evs]
         out[name] = times
-        out["blocks"].append({"fn": f"{name}_steady", "samples": len(times),
+        out["blocks"].append({"fn": f"{name}_steady", "samples": len(times), "looks": look,
                               "median_us": stats.median(times) if times else None})
     return out

@@ -138,30 +138,40 @@ class _GraphUnusable(Exception):
 
 def _timed_blocks(api: CudaApi, runner: Any, inputs: TimedInputs, fns: dict[str, SlotFn],
                   replay: dict[str, float], cfg: TimingConfig,
-                  check: Check, reference_kernels: frozenset[str] | None = None
-                  ) -> tuple[dict, dict, dict | None]:
+                  check: Check, reference_kernels: frozenset[str] | None = None,
+                  phases: dict[str, float] | None = None) -> tuple[dict, dict, dict | None]:
     """The sustained and steady blocks, and what the candidate's timed calls ran on the device
     (for the audit's accounting). Eager calls run candidate code each time: every kernel of
     the candidate's blocks is accounted from the kernel log, which records all the time. CUDA
     graph replays run none: the log is paused while they are timed (CUPTI's instrumentation
     would add 1-2 us to every kernel) and candidate graphs are accounted after, replayed
-    exactly as timed. The reference's eager blocks are read against `reference_kernels`."""
-    if runner.method == "cuda_events":
-        account = BlockAccount(api, {
-            "refresh": lambda: (inputs.refresh(False), runner.flush()),
-            "signed": lambda: (inputs.refresh(True), runner.flush()),
-            "flush": runner.flush}, reference_kernels)
+    exactly as timed. The reference's eager blocks are read against `reference_kernels`.
+    `phases` gets the seconds of each part (see _time_cuda)."""
+    ph = phases if phases is not None else {}
+    eager = runner.method == "cuda_events"
+    account = BlockAccount(api, {
+        "refresh": lambda: (inputs.refresh(False), runner.flush()),
+        "signed": lambda: (inputs.refresh(True), runner.flush()),
+        "flush": runner.flush}, reference_kernels) if eager else None
+    with contextlib.nullcontext() if eager else api.log_paused():
+        t0 = _perf_counter()
         got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check, account)
+        t1 = _perf_counter()
         steady = _steady_blocks(api, runner, replay, cfg, check, account)
         api.synchronize()
-        got["tampered"] = got["tampered"] or inputs.tampered()
-        return got, steady, account.result()
-    with api.log_paused():
-        got = _sustained_blocks(api, runner, inputs, fns, replay, cfg, check)
-        steady = _steady_blocks(api, runner, replay, cfg, check)
-        api.synchronize()
+        t2 = _perf_counter()
+    ph["heat"] = got["heat_s"]
+    ph["checks"] = got["check_s"]
+    ph["sustained"] = max(t1 - t0 - got["heat_s"] - got["check_s"], 0.0)
+    ph["steady"] = t2 - t1
     got["tampered"] = got["tampered"] or inputs.tampered()
-    return got, steady, timed_sample_kernels(api, runner, inputs)
+    ph["checks"] += _perf_counter() - t2
+    if account is not None:
+        return got, steady, account.result()
+    t3 = _perf_counter()
+    timed = timed_sample_kernels(api, runner, inputs)
+    ph["accounting"] = _perf_counter() - t3
+    return got, steady, timed
 
 
 def _eager_per_call_s(api: CudaApi, fn: Fn, cfg: TimingConfig) -> float:
@@ -386,6 +396,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
     fns = {"ref": ref_fn, "cand": cand_fn}
     calls0 = {name: (lambda f=fn: f(0)) for name, fn in fns.items()}  # slot 0, eager paths
     findings: list[dict] = []
+    phases: dict[str, float] = {}
+    mark = _Marks(phases)
     with api.device_ctx():
         main = api.current_stream()
         side = api.new_stream()
@@ -402,6 +414,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         eager_s = {name: _eager_per_call_s(api, fn, cfg) for name, fn in calls0.items()}
         ref_eager_us = _eager_synced_us(api, calls0["ref"], eager_s["ref"])
         flush = api.l2_flusher(int(max(api.l2_bytes(), 1 << 20) * cfg.l2_flush_factor))
+        api.synchronize()
+        mark("prepare")
 
         runner: Any = None
         fallback_reason = None
@@ -438,11 +452,13 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                     runner = _EagerRunner(api, fns, 1, flush)
                     findings.append(_aliased_finding("sample"))
             replay = {name: runner.calls_per_sample * t + 1e-4 for name, t in eager_s.items()}
+        mark("capture")
         try:
             got, steady, timed_kernels = _timed_blocks(api, runner, inputs, fns, replay, cfg,
-                                                       check, reference_kernels)
+                                                       check, reference_kernels, phases)
         finally:
             runner.close()
+        mark.skip()
         if got["tampered"]:
             findings.append({
                 "kind": "timed_input_modified",
@@ -479,18 +495,21 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
             signed_rec = build_record(runner.method, runner.calls_per_sample, got["ref_signed"],
                                       got["cand_signed"], seed=seed, cfg=cfg, paired=False)
         meds = [blk["median_us"] for blk in got["blocks"] if blk["fn"] == "cand"]
-        drift = abs(meds[0] / meds[1] - 1.0) if len(meds) == 2 and meds[1] else 0.0
+        meds = [m for m in meds if m]
+        drift = max(meds) / min(meds) - 1.0 if len(meds) >= 2 else 0.0
         if drift > cfg.block_drift_warn:
             findings.append({
                 "kind": "clocks_not_settled",
-                "detail": f"the candidate's two timed blocks differ by {100 * drift:.1f} % "
+                "detail": f"the candidate's timed blocks differ by up to {100 * drift:.1f} % "
                           "(clock or power state still moving)",
                 "severity": "info",
             })
+        mark("statistics")
         wall = _wall_check(api, calls0["cand"], eager_s["cand"], cfg)
         found = side_stream_finding(wall["event_us"], wall["wall_us"], cfg)
         if found:
             findings.append(found)
+        mark("wall_check")
         del flush
         api.synchronize()
         api.empty_cache()
@@ -518,9 +537,30 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         "timed_kernels": timed_kernels,
         "wall_check": {k: wall[k] for k in ("event_us", "wall_us", "ratio")},
         "fallback_reason": fallback_reason, "graph_check": graph_check,
+        "sequential": got["sequential"],
     })
     rec["findings"] = findings + rec["findings"]
+    mark("statistics")
+    rec["phases_s"] = {key: round(v, 6) for key, v in phases.items()}
     return rec
+
+
+class _Marks:
+    """Host seconds per phase of the CUDA timing stage, each ending where the device was
+    synchronized (so queued work is counted in the phase that queued it): mark(name) books
+    the time since the previous mark; skip() restarts the clock after phases booked
+    elsewhere."""
+
+    def __init__(self, phases: dict[str, float]) -> None:
+        self.phases, self.t = phases, _perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = _perf_counter()
+        self.phases[name] = self.phases.get(name, 0.0) + now - self.t
+        self.t = now
+
+    def skip(self) -> None:
+        self.t = _perf_counter()
 
 
 _FIGURE_KEYS = ("ref_us", "cand_us", "ref_cv", "cand_cv", "speedup", "speedup_ci95", "samples",

@@ -86,16 +86,27 @@ class TimingConfig:
     # lowers the clock of a power-hungry kernel 30-150 ms after it starts (H100: tensor-core
     # GEMMs from ~1950 to ~1400 MHz), so short samples interleaved with a cooler reference
     # time it at a clock no program that runs it continuously gets.
-    heat_s: float = 0.25  # a function runs alone, untimed, this long before its block
-    block_s: float = 0.15  # each timed block (ref, cand, cand, ref)
+    heat_s: float = 0.25  # a function runs alone, untimed, at most this long before its block
+    heat_min_s: float = 0.15  # ... and at least this long, then until its windows are stable
+    block_s: float = 0.05  # each block of the first round (ref, cand, cand, ref), at the
+    #                        full cost of a sample: input refresh, L2 flush, replay
     block_min_samples: int = 8
     block_max_samples: int = 400
+    # Sequential stopping (sequential.py): after each round a 1 - seq_alpha / seq_looks
+    # interval on the speedup; stop when its relative half-width is <= seq_target
+    seq_alpha: float = 0.05  # the rule's error rate (all looks together)
+    seq_looks: int = 3  # rounds at most
+    seq_target: float = 0.002  # relative half-width of the speedup interval
+    seq_max_s: float = 1.0  # no round starts after the sustained samples ran this long
     timed_checks: int = 6  # candidate samples whose output is compared with the reference
+    round_checks: int = 2  # ... and this many more in each round after the first
     signed_block_share: float = 0.5  # signed blocks last this share of block_s
     value_dependence: float = 1.2  # cand slows this much more than ref on signed values:
     #                                the signed figure is the one reported
     steady_heat_s: float = 0.1  # steady state: a function alone, back to back, untimed ...
-    steady_s: float = 0.15  # ... then timed this long with no input refresh between samples
+    steady_s: float = 0.05  # ... then timed this long with no input refresh between samples,
+    #                         more (seq_looks looks) until its median's half-width is within
+    #                         seq_target / sqrt(2) (the steady speedup's within seq_target)
     block_drift_warn: float = 0.02  # the candidate's two blocks differ more: an info finding
     sample_budget_s: float = 0.5  # first batch of samples
     sample_max_s: float = 1.5  # total with the extension

@@ -11,7 +11,7 @@ from conftest import CASES, SOFTMAX, kinds, run_eval
 from kernelsmith_worker.protocol import to_json_safe
 
 RESULT_KEYS = {"status", "message", "backend", "speedup", "speedup_ci95", "ref_us", "cand_us",
-               "cv", "vs_baseline", "findings", "stages", "device", "roofline"}
+               "cv", "vs_baseline", "findings", "stages", "device", "roofline", "gpu_seconds"}
 
 
 def test_softmax_example_cpu_candidate_is_ok(worker_ctx):
@@ -29,7 +29,19 @@ def test_softmax_example_cpu_candidate_is_ok(worker_ctx):
     assert audit["torch_ops"] == {"aten.empty_like": 1}
     assert 0.0 < audit["custom_device_share"] <= 1.0
     assert result["device"]["kind"] == "cpu" and result["device"]["torch"]
+    assert result["gpu_seconds"] == 0.0  # no GPU work on the cpu backend
     json.dumps(to_json_safe(result), allow_nan=False)  # what goes on the wire
+
+
+def test_gpu_seconds_sum_the_stages_of_an_evaluation_on_a_gpu():
+    from kernelsmith_worker.evaluate import _Evaluation
+
+    ev = _Evaluation(req=None, ctx=None, events=None, dev=torch.device("cuda"))  # type: ignore
+    ev.stages = {"load": {"duration_s": 0.5}, "correctness": {"duration_s": 0.25},
+                 "audit": {"duration_s": 0.125}, "timing": {"duration_s": 1.0}}
+    assert ev.gpu_seconds() == 1.875
+    ev.stages["timing"] = {"ok": False}  # a stage cut short before its duration was written
+    assert ev.gpu_seconds() == 0.875
 
 
 def test_parameters_match_reference_seed(worker_ctx):

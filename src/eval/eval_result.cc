@@ -143,6 +143,7 @@ nlohmann::json EvalResult::ToJson() const {
   j["device"] = device;
   j["duration_s"] = duration_s;
   j["device_seconds"] = device_seconds;
+  j["gpu_seconds"] = gpu_seconds;
   j["stdout_tail"] = stdout_tail;
   j["stderr_tail"] = stderr_tail;
   j["feedback"] = feedback;
@@ -208,6 +209,7 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;
   if (auto d = NumberOrNull(j, "duration_s")) r.duration_s = *d;
   if (auto d = NumberOrNull(j, "device_seconds")) r.device_seconds = *d;
+  if (auto d = NumberOrNull(j, "gpu_seconds")) r.gpu_seconds = *d;
   r.evaluated_by = StringOr(j, "evaluated_by");
   r.stdout_tail = StringOr(j, "stdout_tail");
   r.stderr_tail = StringOr(j, "stderr_tail");

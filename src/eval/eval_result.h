@@ -95,6 +95,9 @@ struct EvalResult {
   // Seconds the evaluation held its device exclusively (the timing lease): the GPU (or CPU)
   // time it cost other evaluations on that device.
   double device_seconds = 0;
+  // Seconds the evaluation had work on its GPU: the sum of its worker stages' durations (load,
+  // correctness, audit, timing) when the device is a GPU, else 0 (docs/eval-result.md).
+  double gpu_seconds = 0;
   std::string stdout_tail;
   std::string stderr_tail;
   std::string feedback;

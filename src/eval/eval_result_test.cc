@@ -23,6 +23,7 @@ TEST(EvalResultTest, RoundTripKeepsEveryField) {
   r.device = {{"name", "H100"}};
   r.duration_s = 1.5;
   r.device_seconds = 0.9;
+  r.gpu_seconds = 1.2;
   r.stderr_tail = "err";
   r.feedback = "fb";
 
@@ -31,6 +32,9 @@ TEST(EvalResultTest, RoundTripKeepsEveryField) {
   Result<EvalResult> back = EvalResult::FromJson(j);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->ToJson(), j);
+  EXPECT_DOUBLE_EQ(back->gpu_seconds, 1.2);
+  // A result stored before gpu_seconds existed reads as 0.
+  EXPECT_EQ(EvalResult::FromJson({{"status", "ok"}})->gpu_seconds, 0);
 }
 
 TEST(EvalResultTest, BaselineComparisonRoundTrips) {

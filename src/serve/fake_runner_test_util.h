@@ -1,7 +1,8 @@
 // TEST ONLY: a Runner fake for the serve tests. Each submitted request waits until the test
 // releases it (or, with auto_release, finishes at once) and gets a result the test composes
 // from the candidate's source: "speedup=X" in the source gives status ok with that speedup,
-// "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time.
+// "status=NAME" another status, "device_seconds=X" that many seconds of exclusive device time,
+// "gpu_seconds=X" that many seconds of work on the GPU.
 // With a baseline (its own "speedup=X", default 1) the result is timed against it instead.
 #pragma once
 
@@ -98,6 +99,9 @@ class FakeRunner : public Runner {
     }
     if (std::regex_search(r.candidate_source, m, std::regex("device_seconds=([0-9.]+)"))) {
       out.device_seconds = std::stod(m[1]);
+    }
+    if (std::regex_search(r.candidate_source, m, std::regex("gpu_seconds=([0-9.]+)"))) {
+      out.gpu_seconds = std::stod(m[1]);
     }
     return out;
   }

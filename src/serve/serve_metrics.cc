@@ -73,6 +73,12 @@ ServeMetrics::ServeMetrics()
                                 .Help("seconds evaluations held their devices exclusively")
                                 .Register(*registry_)
                                 .Add({})),
+      gpu_seconds_total_(prometheus::BuildCounter()
+                             .Name("ks_gpu_seconds_total")
+                             .Help("seconds evaluations had work on their GPUs (load, "
+                                   "correctness, audit, timing)")
+                             .Register(*registry_)
+                             .Add({})),
       requests_(prometheus::BuildCounter()
                     .Name("ks_requests_total")
                     .Help("HTTP requests by endpoint and status code")
@@ -91,11 +97,13 @@ ServeMetrics::ServeMetrics()
                       .Register(*registry_)
                       .Add({})) {}
 
-void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds) {
+void ServeMetrics::RecordEvaluation(EvalStatus status, double seconds, double device_seconds,
+                                    double gpu_seconds) {
   evaluations_.Add({{"status", EvalStatusName(status)}}).Increment();
   evaluation_seconds_.Observe(seconds);
   device_seconds_.Observe(device_seconds);
   if (device_seconds > 0) device_seconds_total_.Increment(device_seconds);
+  if (gpu_seconds > 0) gpu_seconds_total_.Increment(gpu_seconds);
 }
 
 void ServeMetrics::RecordRequest(const std::string& endpoint, int http_status, double seconds) {
@@ -143,7 +151,7 @@ void MeteredRunner::Submit(EvalRequest request, Callback done) {
   inner_->Submit(std::move(request), [this, start, done = std::move(done)](EvalResult r) {
     metrics_->RecordEvaluation(
         r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-        r.device_seconds);
+        r.device_seconds, r.gpu_seconds);
     done(std::move(r));
   });
 }

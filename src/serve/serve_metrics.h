@@ -41,8 +41,10 @@ class ServeMetrics {
  public:
   ServeMetrics();
 
-  // `device_seconds`: how long the evaluation held its device exclusively (timing).
-  void RecordEvaluation(EvalStatus status, double seconds, double device_seconds = 0);
+  // `device_seconds`: how long the evaluation held its device exclusively (timing);
+  // `gpu_seconds`: how long it had work on its GPU (EvalResult::gpu_seconds).
+  void RecordEvaluation(EvalStatus status, double seconds, double device_seconds = 0,
+                        double gpu_seconds = 0);
   void RecordRequest(const std::string& endpoint, int http_status, double seconds);
   void RecordReward(const std::string& outcome, double reward);
 
@@ -50,10 +52,10 @@ class ServeMetrics {
   prometheus::Registry& registry() { return *registry_; }
 
   // Every family: the registry's (ks_evaluations_total{status}, ks_evaluation_seconds,
-  // ks_device_seconds, ks_device_seconds_total, ks_requests_total{endpoint,code},
-  // ks_request_seconds{endpoint}, ks_rewards_total{outcome}, the gauge ks_reward_sum) and the
-  // figures read now (ks_up, queue depth, capacity, in flight, worker slots, cancelled and refused
-  // evaluations, the parent-baseline cache).
+  // ks_device_seconds, ks_device_seconds_total, ks_gpu_seconds_total,
+  // ks_requests_total{endpoint,code}, ks_request_seconds{endpoint}, ks_rewards_total{outcome},
+  // the gauge ks_reward_sum) and the figures read now (ks_up, queue depth, capacity, in flight,
+  // worker slots, cancelled and refused evaluations, the parent-baseline cache).
   std::vector<prometheus::MetricFamily> Collect(const AdmissionStats& queue, size_t max_queue,
                                                 size_t slots, const BaselineStats& baselines) const;
   // Collect's families as exposition text.
@@ -66,6 +68,7 @@ class ServeMetrics {
   prometheus::Histogram& evaluation_seconds_;
   prometheus::Histogram& device_seconds_;
   prometheus::Counter& device_seconds_total_;
+  prometheus::Counter& gpu_seconds_total_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& request_seconds_;
   prometheus::Family<prometheus::Counter>& rewards_;

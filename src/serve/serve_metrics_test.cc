@@ -28,7 +28,7 @@ TEST(ServeMetricsTest, ExposesCountersGaugesAndQuantiles) {
   FakeRunner fake;
   MeteredRunner runner(&fake, &m);
   EvalRequest ok, bad;
-  ok.candidate_source = "speedup=2 device_seconds=0.75";
+  ok.candidate_source = "speedup=2 device_seconds=0.75 gpu_seconds=1.25";
   bad.candidate_source = "status=incorrect";
   runner.Evaluate(ok);
   runner.Evaluate(ok);
@@ -55,6 +55,8 @@ TEST(ServeMetricsTest, ExposesCountersGaugesAndQuantiles) {
   EXPECT_TRUE(Has(text, "\nks_device_seconds_bucket{le=\"1\"} 3\n")) << text;
   EXPECT_TRUE(Has(text, "\nks_device_seconds_sum 1.5\n"));
   EXPECT_TRUE(Has(text, "\nks_device_seconds_total 1.5\n"));
+  EXPECT_TRUE(Has(text, "# TYPE ks_gpu_seconds_total counter\nks_gpu_seconds_total 2.5\n"))
+      << text;
   EXPECT_TRUE(Has(text, "\nks_requests_total{code=\"429\",endpoint=\"/v1/reward\"} 1\n")) << text;
   EXPECT_TRUE(Has(text, "\nks_request_seconds_bucket{endpoint=\"/v1/reward\",le=\"0.001\"} 1\n"))
       << text;

@@ -131,6 +131,8 @@ check metrics-queue 0 '^ks_queue_depth 0$' -- cat "$tmp/metrics"
 check metrics-latency 0 'ks_evaluation_seconds_bucket\{le="\+Inf"\} [1-9]' -- cat "$tmp/metrics"
 # timed evaluations held the (CPU) device for their timing: a positive total
 check metrics-device-seconds 0 '^ks_device_seconds_total 0*[.]?0*[1-9]' -- cat "$tmp/metrics"
+# the cpu backend ran no GPU work: the counter is there and stays 0
+check metrics-gpu-seconds 0 '^ks_gpu_seconds_total 0$' -- cat "$tmp/metrics"
 check metrics-parent-cache 0 'ks_parent_cache_hits_total [1-9]' -- cat "$tmp/metrics"
 
 # 7. Python adapters against the real service.

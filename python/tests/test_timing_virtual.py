@@ -1,0 +1,175 @@
+"""The CUDA timing stage on a fake device whose kernels advance a virtual clock (the fake CUDA
+device of test_timing, with event times that do not depend on the load of the machine running
+the test): the sequential stopping rule, and the steady-state figure of a power-limited
+kernel."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import torch
+
+from kernelsmith_worker import timing
+from kernelsmith_worker.timing import TimingConfig
+from test_timing import FAST, FakeDevice, FakeEvent, Kernel, run_fake
+
+
+class VirtualEvent(FakeEvent):
+    def __init__(self, dev):
+        super().__init__()
+        self.dev = dev
+
+    def record(self, stream=None):
+        self.t = self.dev.now
+
+
+class VirtualDevice(FakeDevice):
+    """A fake device whose kernels advance a virtual clock instead of busy-waiting: event
+    times do not depend on the load of the machine running the test."""
+
+    def __init__(self, seed=0):
+        super().__init__()
+        self.now, self.rnd = 0.0, random.Random(seed)
+
+    def event(self):
+        return VirtualEvent(self)
+
+
+class VirtualKernel(Kernel):
+    """`us` per call on the virtual clock, times a lognormal factor of log-sd `noise`."""
+
+    def __init__(self, dev, us, noise):
+        super().__init__(dev, us)
+        self.noise = noise
+
+    def __call__(self):
+        out = torch.empty(8)
+
+        def op():
+            self.dev.now += self.us * 1e-6 * math.exp(self.dev.rnd.gauss(0.0, self.noise))
+            out.fill_(self.value)
+        self.dev.launch(op)
+        return out
+
+
+class RefreshedInputs(timing.FixedInputs):
+    """Counts refreshes on the fake device: a kernel there can tell how long it has run
+    without new input values in between (a stand-in for a power-limited clock)."""
+
+    def __init__(self, dev):
+        self.dev = dev
+
+    def refresh(self, signed=False):
+        self.dev.streak = 0
+
+
+class PowerLimited(Kernel):
+    """Runs `slow` times longer once it has run more than `after` calls without a refresh
+    between them: a tensor-core kernel that reaches the power cap only when run back to back."""
+
+    def __init__(self, dev, us, after, slow):
+        super().__init__(dev, us)
+        self.after, self.slow = after, slow
+
+    def __call__(self):
+        out = torch.empty(8)
+
+        def op():  # on the virtual clock: the figures do not depend on the machine's load
+            self.dev.streak = getattr(self.dev, "streak", 0) + 1
+            self.dev.now += 1e-6 * self.us * (self.slow if self.dev.streak > self.after else 1.0)
+            out.fill_(self.value)
+        self.dev.launch(op)
+        return out
+
+
+def _power_limited_run(slow):
+    dev = VirtualDevice()
+    ref, cand = VirtualKernel(dev, 60, 0.002), PowerLimited(dev, 20, after=400, slow=slow)
+    return timing.time_pair(lambda j: ref(), lambda j: cand(), device=torch.device("cuda"),
+                            seed=0, config=FAST, cuda_api=dev, inputs=RefreshedInputs(dev))
+
+
+def test_fake_cuda_steady_state_is_reported_when_lower():
+    rec = _power_limited_run(1.5)
+    assert rec["ok"], rec
+    assert rec["reported"] == "steady"
+    assert rec["speedup"] == rec["steady"]["speedup"]
+    assert rec["speedup_checked"] == pytest.approx(3.0, rel=0.01)
+    assert rec["speedup"] == pytest.approx(2.0, rel=0.01)
+    assert {b["fn"] for b in rec["blocks"]} >= {"cand_steady", "ref_steady"}
+
+
+def test_fake_cuda_steady_state_never_raises_the_speedup():
+    rec = _power_limited_run(0.5)
+    assert rec["steady"]["speedup"] == pytest.approx(6.0, rel=0.01)
+    assert rec["reported"] == "checked"  # faster back to back (a memo, say): not reported
+    assert rec["speedup"] == rec["speedup_checked"]
+
+
+# Samples of ~50 calls (1 ms of virtual time); rounds after the first get 1 s of real time,
+# so a loaded machine's slow host still leaves room for a second round.
+SEQ = TimingConfig(replay_target_s=1e-3, heat_s=0.03, heat_min_s=0.01, block_s=0.01,
+                   steady_heat_s=0.01, steady_s=0.01, n_boot=200, wall_check_s=0.005,
+                   seq_max_s=1.0)
+
+
+def run_virtual(ref_noise, cand_noise, seed=0):
+    dev = VirtualDevice(seed)
+    return run_fake(VirtualKernel(dev, 40, ref_noise), VirtualKernel(dev, 20, cand_noise), dev,
+                    cfg=SEQ)
+
+
+def test_sequential_rule_stops_at_the_first_look_on_quiet_samples():
+    rec = run_virtual(0.01, 0.01)
+    assert rec["ok"], rec
+    seq = rec["sequential"]
+    assert seq["stop"] == "precise" and seq["looks"] == 1, seq
+    assert seq["halfwidth"] <= SEQ.seq_target and seq["alpha"] == SEQ.seq_alpha
+    lo, hi = seq["ci"]
+    assert lo <= 2.0 <= hi  # the virtual clock's speedup
+    assert [b["fn"] for b in rec["blocks"]] == ["ref", "cand", "cand", "ref", "cand_steady",
+                                                "ref_steady"]
+    assert rec["speedup"] == pytest.approx(2.0, rel=0.002)
+
+
+def test_sequential_rule_spends_samples_where_the_noise_is():
+    rec = run_virtual(0.01, 0.5)  # per call: a sample of ~50 calls varies by ~7 %
+    assert rec["ok"], rec
+    seq = rec["sequential"]
+    assert seq["looks"] >= 2 and seq["stop"] in ("precise", "looks", "time"), seq
+    later = [b for b in rec["blocks"] if b.get("round", 0) >= 2]
+    ref_n = sum(b["samples"] for b in later if b["fn"] == "ref")
+    cand_n = sum(b["samples"] for b in later if b["fn"] == "cand")
+    assert cand_n > 3 * ref_n, rec["blocks"]
+    steady = {b["fn"]: b for b in rec["blocks"] if b["fn"].endswith("_steady")}
+    assert steady["cand_steady"]["samples"] >= 2 * steady["ref_steady"]["samples"]
+    # a sample is the mean of ~150 calls: its centre is the lognormal's mean, e^(sd^2 / 2)
+    truth = 2.0 * math.exp((0.01 ** 2 - 0.5 ** 2) / 2)
+    lo, hi = seq["ci"]
+    assert lo <= truth <= hi and rec["speedup"] == pytest.approx(truth, rel=0.02)
+
+
+def test_sequential_rounds_each_get_their_own_timed_checks():
+    from kernelsmith_worker.timed_inputs import RotatingInputs
+
+    dev = VirtualDevice(1)
+    rot = RotatingInputs([torch.rand(8) + 0.5], torch.device("cpu"), 1 << 20,
+                         lambda c, r: bool(torch.allclose(c, r, rtol=1e-2, atol=1e-2)))
+
+    def fn(us, noise):
+        def call(j):
+            x = rot.ref_args(j)[0]
+            out = torch.empty(8)
+            dev.launch(lambda: (setattr(dev, "now", dev.now + us * 1e-6 * math.exp(
+                dev.rnd.gauss(0.0, noise))), out.copy_(x * 2)))
+            return out
+        return call
+    rec = timing.time_pair(fn(40, 0.01), fn(20, 0.5), device=torch.device("cuda"), seed=0,
+                           config=SEQ, cuda_api=dev, inputs=rot)
+    assert rec["ok"], rec
+    looks = rec["sequential"]["looks"]
+    assert looks >= 2
+    assert rec["timed_checks"] == SEQ.timed_checks + SEQ.round_checks * (looks - 1)
+    assert not [f for f in rec["findings"] if f["severity"] == "reject"], rec["findings"]
