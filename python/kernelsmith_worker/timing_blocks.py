@@ -322,8 +322,9 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
     back with no input refresh between them (the L2 flush stays: a short read, ~1 % of a
     sample). The refreshed blocks leave the device in memory-bound gaps that lower its
     average power, so a power-limited tensor-core kernel runs there at a higher clock than it
-    sustains; here it does not. Order cand, ref. The heat measures what a sample costs, which
-    sizes the block. Each block is looked at sequentially (up to
+    sustains; here it does not. Order cand, ref. The heat runs until its clock is settled
+    (at least steady_heat_s, at most heat_s) and measures what a sample costs, which sizes
+    the block. Each block is looked at sequentially (up to
     seq_looks times, as sequential.py's rule): it goes on while its median's interval is wider
     than seq_target / sqrt(2), so the steady speedup's is within seq_target (a look pauses
     the device for the host's arithmetic, well under a millisecond); the extensions of one
@@ -336,8 +337,10 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
     target = cfg.seq_target / math.sqrt(2.0)
     for name in ("cand", "ref"):
         acct.open()
+        # at least steady_heat_s, then until its windows agree (a power-limited kernel's clock
+        # falls 30-150 ms into a back-to-back run), at most heat_s
         heat, _, t = _heat(api, runner, name, max(replay_s[name], 1e-9), cfg.steady_heat_s,
-                           cfg.steady_heat_s, cfg)
+                           max(cfg.heat_s, cfg.steady_heat_s), cfg)
         cap = min(cfg.block_max_samples, max(cfg.block_min_samples, int(cfg.seq_max_s / 4 / t)))
         n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
         times: list[float] = []

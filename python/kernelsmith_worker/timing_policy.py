@@ -103,7 +103,8 @@ class TimingConfig:
     signed_block_share: float = 0.5  # signed blocks last this share of block_s
     value_dependence: float = 1.2  # cand slows this much more than ref on signed values:
     #                                the signed figure is the one reported
-    steady_heat_s: float = 0.1  # steady state: a function alone, back to back, untimed ...
+    steady_heat_s: float = 0.1  # steady state: a function alone, back to back, untimed, at
+    #                             least this long, then until settled (at most heat_s) ...
     steady_s: float = 0.05  # ... then timed this long with no input refresh between samples,
     #                         more (seq_looks looks) until its median's half-width is within
     #                         seq_target / sqrt(2) (the steady speedup's within seq_target)
