@@ -1,6 +1,11 @@
 # Seed for 3_RoPE.py: liger-kernel's RoPE kernel, launched as rope_forward launches it (one
-# program per token, all heads of the token in one tile), on copies of q and k.
-# The kernel below is liger-kernel 0.8.5's, copied verbatim from liger_kernel/ops/rope.py:
+# program per token, all heads of the token in one tile). liger rotates q and k in place; the
+# evaluator forbids changing the inputs, and copying them first would put half the device time
+# in torch's copy kernels (the audit rejects that as glue compute). So the one change to
+# upstream: the kernel stores into separate output tensors (q_out_ptr, k_out_ptr, same layout
+# as q and k) instead of back into q and k (the problem rotates the whole head_dim, so every
+# output element is stored).
+# The kernel below is otherwise liger-kernel 0.8.5's, from liger_kernel/ops/rope.py:
 # Copyright 2024 LinkedIn Corporation, BSD 2-Clause License (suites/liger/LICENSE.liger-kernel).
 import torch
 import torch.nn as nn
@@ -17,6 +22,8 @@ def _triton_rope(
     q_row_stride,
     k_ptr,
     k_row_stride,
+    q_out_ptr,
+    k_out_ptr,
     cos,
     cos_row_stride,
     sin,
@@ -47,6 +54,8 @@ def _triton_rope(
     # locate start address
     q_ptr = q_ptr + pid * q_row_stride
     k_ptr = k_ptr + pid * k_row_stride
+    q_out_ptr = q_out_ptr + pid * q_row_stride
+    k_out_ptr = k_out_ptr + pid * k_row_stride
 
     # ####################################################################
     # get the cos(mθ_{i...d/2}) and sin(mθ_{i...d/2}) for token position
@@ -102,26 +111,26 @@ def _triton_rope(
     if not BACKWARD_PASS:
         # y = [x1, x2] * [cos, cos] + [-x2, x1] * [sin, sin]
         new_q_tile_1 = q_tile_1 * cos_row - q_tile_2 * sin_row
-        tl.store(q_ptr + first_half_q_offsets, new_q_tile_1, mask=first_q_mask)
+        tl.store(q_out_ptr + first_half_q_offsets, new_q_tile_1, mask=first_q_mask)
         new_q_tile_2 = q_tile_2 * cos_row + q_tile_1 * sin_row
-        tl.store(q_ptr + second_half_q_offsets, new_q_tile_2, mask=second_q_mask)
+        tl.store(q_out_ptr + second_half_q_offsets, new_q_tile_2, mask=second_q_mask)
 
         new_k_tile_1 = k_tile_1 * cos_row - k_tile_2 * sin_row
-        tl.store(k_ptr + first_half_k_offsets, new_k_tile_1, mask=first_k_mask)
+        tl.store(k_out_ptr + first_half_k_offsets, new_k_tile_1, mask=first_k_mask)
         new_k_tile_2 = k_tile_2 * cos_row + k_tile_1 * sin_row
-        tl.store(k_ptr + second_half_k_offsets, new_k_tile_2, mask=second_k_mask)
+        tl.store(k_out_ptr + second_half_k_offsets, new_k_tile_2, mask=second_k_mask)
     else:
         # with some math, we can get:
         # dy = [dx1, dx2] * [cos, cos] + [-dx2, dx1] * [-sin, -sin]
         new_q_tile_1 = q_tile_1 * cos_row + q_tile_2 * sin_row
-        tl.store(q_ptr + first_half_q_offsets, new_q_tile_1, mask=first_q_mask)
+        tl.store(q_out_ptr + first_half_q_offsets, new_q_tile_1, mask=first_q_mask)
         new_q_tile_2 = q_tile_2 * cos_row - q_tile_1 * sin_row
-        tl.store(q_ptr + second_half_q_offsets, new_q_tile_2, mask=second_q_mask)
+        tl.store(q_out_ptr + second_half_q_offsets, new_q_tile_2, mask=second_q_mask)
 
         new_k_tile_1 = k_tile_1 * cos_row + k_tile_2 * sin_row
-        tl.store(k_ptr + first_half_k_offsets, new_k_tile_1, mask=first_k_mask)
+        tl.store(k_out_ptr + first_half_k_offsets, new_k_tile_1, mask=first_k_mask)
         new_k_tile_2 = k_tile_2 * cos_row - k_tile_1 * sin_row
-        tl.store(k_ptr + second_half_k_offsets, new_k_tile_2, mask=second_k_mask)
+        tl.store(k_out_ptr + second_half_k_offsets, new_k_tile_2, mask=second_k_mask)
 
 
 class ModelNew(nn.Module):
@@ -129,8 +138,9 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, q, k, cos, sin):
-        q = q.clone().transpose(1, 2).contiguous()
-        k = k.clone().transpose(1, 2).contiguous()
+        q = q.transpose(1, 2).contiguous()  # no copy in the layout a q/k projection gives
+        k = k.transpose(1, 2).contiguous()
+        q_out, k_out = torch.empty_like(q), torch.empty_like(k)
         batch_size, seq_len, n_q_head, head_dim = q.shape
         n_kv_head = k.shape[2]
         rotary_dim = min(cos.shape[-1], head_dim)
@@ -139,10 +149,11 @@ class ModelNew(nn.Module):
         pad_n_q_head = triton.next_power_of_2(n_q_head)
         pad_n_kv_head = triton.next_power_of_2(n_kv_head)
         _triton_rope[(batch_size * seq_len,)](
-            q, q.stride(1), k, k.stride(1), cos, cos.stride(-2), sin, sin.stride(-2), seq_len,
+            q, q.stride(1), k, k.stride(1), q_out, k_out, cos, cos.stride(-2), sin,
+            sin.stride(-2), seq_len,
             batch_size, cos.shape[0], n_q_head, n_kv_head, head_dim, pad_n_q_head, pad_n_kv_head,
             triton.next_power_of_2(head_dim), triton.next_power_of_2(rotary_dim), rotary_dim,
             BLOCK_SIZE=max(pad_n_q_head, pad_n_kv_head), BACKWARD_PASS=False,
             num_warps=NUM_WARPS)
-        return q.transpose(1, 2), k.transpose(1, 2)
+        return q_out.transpose(1, 2), k_out.transpose(1, 2)
 # EVOLVE-BLOCK-END
