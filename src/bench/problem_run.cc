@@ -117,16 +117,18 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
   if (!source.ok()) return Skipped(row, "not a usable problem: " + source.status().message());
   RunOptions options = bench_options;
   options.seed_kernel = row.seed_path = SeedKernelPath(problem, options.backend);
-  if (options.proposer == "tuner" && row.seed_path.empty()) {
+  // A resumed problem goes on with the seed stored in its run.db (OpenRun).
+  bool resume = std::filesystem::exists(problem_dir + "/run.json");
+  if (options.proposer == "tuner" && row.seed_path.empty() && !resume) {
     return Skipped(
         row, fmt::format("no seed kernel {}.{}.py for the tuner", problem.stem, options.backend));
   }
-  Result<SourceFile> seed = LoadSeedFor(options);
+  Result<SourceFile> seed = SourceFile{};
+  if (!resume || !row.seed_path.empty()) seed = LoadSeedFor(options);
   if (!seed.ok()) return Skipped(row, "unusable seed: " + seed.status().message());
 
   row.run_dir = problem_dir;
-  RunTarget target{*source, *seed, problem_dir, problem.level_dir + "-" + problem.stem,
-                   std::filesystem::exists(problem_dir + "/run.json")};
+  RunTarget target{*source, *seed, problem_dir, problem.level_dir + "-" + problem.stem, resume};
   Result<OpenedRun> run = OpenRun(options, target);
   if (!run.ok()) return Failed(row, run.status().message());
   // The resumed run goes on with its stored problem; a changed suite file is said, not hidden

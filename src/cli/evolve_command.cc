@@ -88,7 +88,10 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   }
   Result<ProposerSpec> spec = ProposerSpecOf(o);
   if (!spec.ok()) return UsageError(spec.status().message());
-  Result<SourceFile> seed = LoadSeedFor(o);
+  // A resumed run goes on with the seed stored in its run.db (OpenRun): the file named at its
+  // start may be gone.
+  Result<SourceFile> seed = SourceFile{};
+  if (!e.resume || std::filesystem::exists(o.seed_kernel)) seed = LoadSeedFor(o);
   if (!seed.ok()) return UsageError(seed.status().message());
 
   if (e.run_dir.empty()) e.run_dir = DefaultRunDir(e.problem_path);
@@ -161,8 +164,8 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
     std::fflush(stdout);
     FinalVerifyInput in{o.python,
                         o.backend,
-                        problem->path,
-                        problem->source,
+                        run->problem.path,  // the stored problem on resume
+                        run->problem.source,
                         e.run_dir,
                         s["best_program_id"].get<std::string>(),
                         s["best_speedup"].get<double>()};

@@ -38,6 +38,23 @@ Result<SourceFile> LoadSeedFor(const RunOptions& o) {
   return seed;
 }
 
+namespace {
+
+// The seed program stored in a run (an empty source when none was stored yet).
+Result<SourceFile> StoredSeed(Store& store, const std::string& run_id) {
+  Result<std::vector<ProgramRecord>> programs = store.ProgramsOfRun(run_id);
+  if (!programs.ok()) return programs.status();
+  for (const ProgramRecord& p : *programs) {
+    if (p.kind != ProgramKind::kSeed) continue;
+    std::string path = p.metrics.value("description", std::string());
+    if (path.rfind("seed ", 0) == 0) path.erase(0, 5);
+    return SourceFile{path, p.code, ""};
+  }
+  return SourceFile{};
+}
+
+}  // namespace
+
 Result<OpenedRun> OpenRun(const RunOptions& o, const RunTarget& t) {
   std::error_code ec;
   std::filesystem::create_directories(t.run_dir, ec);
@@ -69,9 +86,13 @@ Result<OpenedRun> OpenRun(const RunOptions& o, const RunTarget& t) {
     run.problem = std::move(problem->problem);
     run.warning = std::move(problem->warning);
     run.record = std::move(*stored);
+    Result<SourceFile> seed = StoredSeed(*run.store, t.run_id);
+    if (!seed.ok()) return seed.status();
+    run.seed = seed->source.empty() ? t.seed : *seed;
     return run;
   }
   run.problem = t.problem;
+  run.seed = t.seed;
   run.record.id = t.run_id;
   run.record.config = ConfigOf(o);
   run.record.problem_path = t.problem.path;
@@ -107,8 +128,8 @@ Result<RunOutcome> RunEvolution(const RunOptions& o, ProposerSpec spec, const Ru
   eo.run_id = t.run_id;
   eo.problem_path = run.problem.path;
   eo.problem_source = run.problem.source;
-  eo.seed_path = t.seed.path;
-  eo.seed_source = t.seed.source;
+  eo.seed_path = run.seed.path;
+  eo.seed_source = run.seed.source;
   eo.backend = o.backend;
   eo.hardware = shared.hardware;
   eo.rounds = o.rounds;

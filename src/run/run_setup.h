@@ -40,7 +40,9 @@ struct RunTarget {
   // A resumed run uses the problem stored in its run.db; this file (empty: the stored path) is
   // then only compared with it, or read for a run made before sources were stored.
   SourceFile problem;
-  SourceFile seed;  // empty source: the proposer translates the reference first
+  // empty source: the proposer translates the reference first. A resumed run goes on with the
+  // seed stored in its run.db; this one is used only where none was stored.
+  SourceFile seed;
   std::string run_dir;
   std::string run_id;
   bool resume = false;  // continue the run `run_id` of run_dir/run.db; else start it
@@ -50,6 +52,7 @@ struct OpenedRun {
   std::unique_ptr<Store> store;  // run_dir/run.db
   RunRecord record;              // as stored before this session (resume) or just created
   SourceFile problem;            // the problem the run evolves (the stored one on resume)
+  SourceFile seed;               // the seed it evolves from (the stored one on resume)
   std::string warning;           // non-empty: the problem file differs from the stored one
 };
 
@@ -67,7 +70,9 @@ Result<SourceFile> LoadSeedFor(const RunOptions& options);
 // Creates the run directory and opens its run.db. A new run (target.resume false) is refused
 // where run.db exists; it writes run.json ({run_id, config}) and stores the run with its
 // problem's source. A resumed run goes on with the problem stored in run.db (ProblemOfRun:
-// `warning` is set when target.problem's file differs). InvalidArgument says what to do.
+// `warning` is set when target.problem's file differs) and with the seed stored there (its
+// file need not exist any more); target.seed only where none was stored. InvalidArgument says
+// what to do.
 Result<OpenedRun> OpenRun(const RunOptions& options, const RunTarget& target);
 
 // Builds the proposer of `spec` (with shared.llm_client where given), runs the engine with the

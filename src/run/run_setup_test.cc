@@ -173,6 +173,44 @@ TEST(RunSetupTest, RunEvolutionRunsTheRoundsAndStoresTheStatus) {
   EXPECT_EQ(run->store->GetRun("r1")->status, RunStatus::kFinished);
 }
 
+TEST(RunSetupTest, AResumedRunGoesOnWithItsStoredSeedWhenTheFileIsGone) {
+  Fixture f;
+  Result<ProposerSpec> spec = ProposerSpecOf(f.options);  // tuner
+  ASSERT_TRUE(spec.ok());
+  f.options.rounds = 1;
+  f.target.seed = *LoadSeedFor(f.options);
+  {
+    Result<OpenedRun> run = OpenRun(f.options, f.target);
+    ASSERT_TRUE(run.ok());
+    BlockRunner runner;
+    RunShared shared;
+    shared.runner = &runner;
+    ASSERT_TRUE(RunEvolution(f.options, *spec, f.target, *run, shared, nullptr).ok());
+  }
+  ASSERT_TRUE(std::filesystem::remove(f.dir.File("seed.py")));
+  f.target.resume = true;
+  f.target.seed = SourceFile{};  // what evolve and bench pass when the file is gone
+  Result<OpenedRun> resumed = OpenRun(f.options, f.target);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->seed.source, kSeed);
+  EXPECT_EQ(resumed->seed.path, f.dir.File("seed.py"));
+  f.options.rounds = 2;
+  BlockRunner runner;
+  RunShared shared;
+  shared.runner = &runner;
+  Result<RunOutcome> out = RunEvolution(f.options, *spec, f.target, *resumed, shared, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->summary["rounds_done"], 2);
+  // The seed was not stored a second time.
+  Result<std::vector<ProgramRecord>> programs = resumed->store->ProgramsOfRun("r1");
+  ASSERT_TRUE(programs.ok());
+  int seeds = 0;
+  for (const ProgramRecord& p : *programs) {
+    seeds += p.kind == ProgramKind::kSeed;
+  }
+  EXPECT_EQ(seeds, 1);
+}
+
 TEST(RunSetupTest, FilesProposerWaitsWithPromptsThatNameTheDevice) {
   Fixture f;
   f.options.exchange_dir = f.dir.File("exchange");

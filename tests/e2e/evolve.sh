@@ -57,8 +57,10 @@ check command-reason-answered 0 'could not be applied: .*no code block' -- \
   sql "$tmp/cmd" "select request from llm_calls where id = 2"
 check command-unusable-recorded 0 'unusable_reply|proposer_error' -- cat "$tmp/cmd/summary.json"
 
-# 3. kill -9 during a run, then --resume: nothing completed lost, nothing evaluated twice.
-"$KS" evolve $problem --seed-kernel $seed --rounds 6 --parallel-proposals 2 $fast \
+# 3. kill -9 during a run, then --resume: nothing completed lost, nothing evaluated twice; the
+#    seed file gone meanwhile: the run goes on with the seed stored in its run.db.
+cp $seed "$tmp/seed.py"
+"$KS" evolve $problem --seed-kernel "$tmp/seed.py" --rounds 6 --parallel-proposals 2 $fast \
   --run-dir "$tmp/kill" >"$tmp/kill.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 120); do
@@ -68,6 +70,7 @@ for _ in $(seq 1 120); do
 done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
+rm "$tmp/seed.py"
 before=$(sql "$tmp/kill" "select program_id from evaluations order by program_id" | tr '\n' ' ')
 check resume-run 0 'best speedup' -- "$KS" evolve $problem --resume --run-dir "$tmp/kill"
 after=$(sql "$tmp/kill" "select program_id from evaluations order by program_id" | tr '\n' ' ')
@@ -79,6 +82,9 @@ check resume-no-double 0 '^0$' -- sql "$tmp/kill" \
 check resume-no-pending 0 '^0$' -- sql "$tmp/kill" \
   "select count(*) from programs where id not in (select program_id from evaluations)"
 check resume-rounds 0 '"rounds_done": 6' -- cat "$tmp/kill/summary.json"
+# Extended without the problem file: the stored problem is evolved and re-measured.
+check resume-stored-problem 0 're-measured in a fresh worker' -- \
+  env -u KS_NO_VERIFY "$KS" evolve --resume --run-dir "$tmp/kill" --rounds 7
 
 # 4. Files proposer: the run stores its state and waits for answers (exit 3); an answer file
 #    with a diff, then --resume evaluates it.
