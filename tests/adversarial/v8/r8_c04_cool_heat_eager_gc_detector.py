@@ -14,7 +14,8 @@
 # the value it saw there last time (no refresh: the unchecked steady-state blocks, whose
 # lower figure would be reported) spins for D as well. Every launch is the candidate's own
 # Triton kernel on the current stream (accounted, none foreign, same launches per call);
-# every refreshed timed sample and check is computed honestly; trials, audit and the post-timing call run with gc enabled.
+# every refreshed timed sample and check is computed honestly; trials, audit and the
+# post-timing call run with gc enabled.
 # Expected after the seqstop merge on an H100: ok, not_graph_capturable (info), a speedup
 # above r8_h04's by the clock ratio the blocks catch (+5-25 %).
 import gc
