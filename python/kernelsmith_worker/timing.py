@@ -104,6 +104,37 @@ def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
 # ----------------------------------------------------------------------------- entry point
 
 
+def _plain_outputs(fn: SlotFn, who: str) -> SlotFn:
+    """fn, whose every output must be a plain torch.Tensor (or a tuple/list of them, or no
+    tensor at all), as the correctness trials require: a Tensor subclass's __torch_function__
+    can answer the timing stage's comparisons (out - ref, isfinite, isclose) with whatever
+    it likes, and a subclass returned only while timed would pass every timed check. Both
+    functions are wrapped alike, so the check costs both sides the same."""
+    tensor = torch.Tensor
+
+    def call(j: int) -> object:
+        out = fn(j)
+        if type(out) is not tensor and (
+                isinstance(out, tensor) or isinstance(out, (tuple, list)) and any(
+                    isinstance(t, tensor) and type(t) is not tensor for t in out)):
+            raise Hacked([{
+                "kind": "timed_output_type",
+                "detail": f"while timed, the {who} returned a {_type_name(out)}: timed calls "
+                          "must return plain torch.Tensor outputs, as in the correctness "
+                          "trials",
+                "severity": "reject"}])
+        return out
+    return call
+
+
+def _type_name(out: object) -> str:
+    inner = [t for t in out if type(t) is not torch.Tensor] if isinstance(out, (tuple, list)) \
+        else [out]
+    t = type(inner[0]) if inner else type(out)
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+
 def time_pair(
     ref_fn: Fn | SlotFn, cand_fn: Fn | SlotFn, *, device: torch.device | str, seed: int,
     config: TimingConfig | None = None, cuda_api: CudaApi | None = None,
@@ -140,11 +171,14 @@ def time_pair(
         cand_slot: SlotFn = lambda j, f=cand_fn: f()  # noqa: E731
     else:
         ref_slot, cand_slot = ref_fn, cand_fn
+    ref_slot = _plain_outputs(ref_slot, "reference")
+    cand_slot = _plain_outputs(cand_slot, "candidate")
     t0 = _perf_counter()
-    gc_was_enabled = gc.isenabled()
+    # A collection before timing; the collector stays as it is everywhere else (a switch that
+    # only the timing stage flipped would tell the candidate that it is being timed). A pause
+    # inside a timed region is an outlier the statistics drop.
     gc.collect()
     gc_s = _perf_counter() - t0
-    gc.disable()  # a collection pause inside a timed region is an outlier we need not make
     try:
         with torch.no_grad():
             if device.type == "cuda":
@@ -162,9 +196,6 @@ def time_pair(
             "ok": False, "method": None, "error": f"{type(e).__name__}: {e}"[:2000],
             "traceback": traceback.format_exc()[-4000:], "findings": [],
         }
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     rec["duration_s"] = _perf_counter() - t0
     if "phases_s" in rec:
         rec["phases_s"]["gc"] = round(gc_s, 6)  # the collection before timing

@@ -1,0 +1,72 @@
+"""What the timing stage requires of the outputs and state of timed calls: plain tensors only
+(a subclass could answer the timed checks' comparisons itself), and no process-wide switch
+that only the timing stage flips (the garbage collector stays as it is)."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+import torch
+
+from kernelsmith_worker import timing
+from kernelsmith_worker.findings import Hacked
+from test_timing import FAST, FakeDevice, Kernel, run_fake
+
+
+class Agreeable(torch.Tensor):
+    """A Tensor subclass: its __torch_function__ could answer comparisons as it likes."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+class SubclassWhileTimed(Kernel):
+    """A plain tensor until `after` calls, then a Tensor subclass."""
+
+    def __init__(self, dev, us, after=0):
+        super().__init__(dev, us)
+        self.calls, self.after = 0, after
+
+    def __call__(self):
+        out = super().__call__()
+        self.calls += 1
+        return out.as_subclass(Agreeable) if self.calls > self.after else out
+
+
+def test_a_tensor_subclass_returned_while_timed_is_rejected_on_cuda():
+    dev = FakeDevice()
+    with pytest.raises(Hacked) as e:
+        run_fake(Kernel(dev, 40), SubclassWhileTimed(dev, 20), dev)
+    assert [f["kind"] for f in e.value.findings] == ["timed_output_type"]
+    assert "Agreeable" in e.value.findings[0]["detail"]
+
+
+def test_a_subclass_in_an_output_tuple_is_rejected_on_the_cpu():
+    x = torch.rand(64)
+    with pytest.raises(Hacked) as e:
+        timing.time_pair(lambda: (x + 1, x * 2), lambda: (x + 1, (x * 2).as_subclass(Agreeable)),
+                         device="cpu", seed=0, config=FAST)
+    assert e.value.findings[0]["kind"] == "timed_output_type"
+
+
+def test_plain_outputs_and_non_tensor_outputs_pass():
+    x = torch.rand(64)
+    rec = timing.time_pair(lambda: (x + 1, 3), lambda: (x + 1, 3), device="cpu", seed=0,
+                           config=FAST)
+    assert rec["ok"], rec
+
+
+def test_the_garbage_collector_is_as_outside_timing():
+    dev = FakeDevice()
+    seen = set()
+
+    class Recording(Kernel):
+        def __call__(self):
+            seen.add(gc.isenabled())
+            return super().__call__()
+    assert gc.isenabled()
+    rec = run_fake(Kernel(dev, 40), Recording(dev, 20), dev)
+    assert rec["ok"], rec
+    assert seen == {True}
