@@ -474,7 +474,7 @@ class _Evaluation:
                 if not self.failed():
                     assert self.ref_model is not None
                     self.time(self.ref_model, runner, run.trials)
-            if self.failed():
+            if self.failed() or rejects(self.findings):  # a case rejected: no workload figure
                 return
         if self.runs:
             self.timing = combine([r.timing or {} for r in runs], [r.case.weight for r in runs])

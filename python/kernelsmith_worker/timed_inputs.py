@@ -15,9 +15,11 @@ Integer tensors of two or more dimensions are redrawn within their own [min, max
 integer tensors that are not sorted (labels, indices, lengths) are put in a fresh random order
 (their values and sum stay valid); sorted ones (offsets) and booleans (masks) keep trial 0's
 values. Each slot is
-its own contiguous allocation, placed in random order with random gaps: a call's input does
-not locate the others (no batching of a whole sample in its first call). An input the
-problem hands over with other strides is timed contiguous.
+its own allocation, placed in random order with random gaps: a call's input does not locate
+the others (no batching of a whole sample in its first call). An input the problem hands over
+with other strides (a transposed view, the layout a projection leaves) keeps them, size-1
+dimensions included, wherever they describe dense memory; an overlapping one (an expanded
+tensor) is timed contiguous.
 
 `refresh(signed=True)` also gives every element a random sign, like the `signed` stress
 trial. The timing stage times both models on such values too: a kernel that probes its
@@ -104,7 +106,7 @@ class RotatingInputs:
             # a call's input says nothing about where the other calls' inputs are
             own: list[torch.Tensor | None] = [None] * want
             for j in rnd.sample(range(want), want):
-                own[j] = pool[j].clone()
+                own[j] = _laid_out_like(t, pool[j])
                 self._spacers.append(torch.empty(rnd.randrange(1, 1 << 16), dtype=torch.uint8,
                                                  device=t.device))
             slots[id(t)] = [x for x in own if x is not None]
@@ -200,6 +202,27 @@ class RotatingInputs:
         if not self._agree(cand_out, ref_out):
             return False
         return self._signed or self._consistent is None or self._consistent(cand_out, ref_out)
+
+
+def _laid_out_like(t: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """A new tensor holding `values` with t's strides where they describe dense memory (the
+    kernel sees the layout the problem declares), else contiguous."""
+    if _dense(t):
+        out = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device)
+        return out.copy_(values)
+    return values.clone()
+
+
+def _dense(t: torch.Tensor) -> bool:
+    """t's elements fill one block of memory without overlap (any order of dimensions; the
+    strides of size-1 dimensions do not matter)."""
+    dims = sorted(((st, n) for n, st in zip(t.shape, t.stride()) if n != 1))
+    expect = 1
+    for st, n in dims:
+        if st != expect:
+            return False
+        expect *= n
+    return True
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:

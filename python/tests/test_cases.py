@@ -90,6 +90,27 @@ def test_speedup_is_the_weighted_geometric_mean(worker_ctx, monkeypatch):
     assert all(c["roofline"]["work"] for c in result["cases"])
 
 
+def test_a_case_rejected_while_timed_decides_the_status(worker_ctx, monkeypatch):
+    # The first case's timing finds a reject: the evaluation is hacked with that case's
+    # finding (no workload figure is combined, and it is not an infrastructure error).
+    calls: list[int] = []
+    honest = fake_time_pair(calls)
+
+    def time_pair(*args: Any, **kw: Any) -> dict[str, Any]:
+        rec = honest(*args, **kw)
+        if len(calls) == 1:
+            rec.update(speedup=None, findings=[{"kind": "timing_output_mismatch", "severity":
+                                                "reject", "detail": "stale result"}])
+        return rec
+    monkeypatch.setattr(worker_ctx, "time_pair", time_pair)
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_honest.py", problem=PROBLEM, trials=2,
+                            timing=True)
+    assert result["status"] == "hacked", result["message"]
+    assert "timing_output_mismatch" in kinds(result, "reject")
+    assert calls == [64]  # the next case is not timed
+    assert result["speedup"] is None
+
+
 def test_weights_move_the_geomean_and_fixed_inputs_work(worker_ctx, monkeypatch, tmp_path):
     # weights swapped (narrow 1, wide 3); narrow's inputs a fixed list, copied for each trial
     problem = tmp_path / "p.py"

@@ -194,3 +194,20 @@ def test_an_input_with_nan_is_not_taken_for_a_written_slot():
     rot.use(2)
     rot.refresh()
     assert rot.tampered() is None
+
+
+def test_slots_keep_the_problems_strides_where_they_describe_dense_memory():
+    # (batch, seq, heads, dim) viewed as (batch, heads, seq, dim), seq 1: a kernel may read the
+    # size-1 dimension's stride (heads * dim), which a contiguous copy would make dim.
+    qkv = torch.rand(4, 1, 8, 16).transpose(1, 2)
+    expanded = torch.rand(16).expand(3, 16)  # overlapping memory: timed contiguous
+    rot = RotatingInputs([qkv, expanded], torch.device("cpu"), 1 << 20, lambda c, r: True)
+    rot.use(3)
+    rot.refresh()
+    for j in range(3):
+        q, e = rot.args(j)
+        assert q.stride() == qkv.stride()  # (128, 16, 128, 1); contiguous would give 16
+        assert e.is_contiguous() and e.shape == expanded.shape
+        ratio = q / qkv  # trial 0's values rescaled: one scale, a per-element jitter
+        assert float(ratio.max() / ratio.min()) < 1.25 / 0.75 + 1e-6
+    assert rot.tampered() is None
