@@ -85,9 +85,10 @@ PHASES = ["prepare", "capture", "heat", "sustained", "checks", "steady", "accoun
 
 def gpu_seconds(r: dict) -> float | None:
     """The EvalResult's gpu_seconds; for results from before that field, the same sum
-    computed here (stage durations of an evaluation on a GPU)."""
+    computed here (stage durations of an evaluation on a GPU). A worker from before the field
+    leaves it at the binary's default, 0."""
     g = r.get("gpu_seconds")
-    if isinstance(g, (int, float)):
+    if isinstance(g, (int, float)) and g > 0:
         return float(g)
     if (r.get("device") or {}).get("kind", "cuda") != "cuda":
         return None
