@@ -2,6 +2,9 @@
 
 Posts /v1/evaluate for the cpu (or GPU) candidate of examples/colsum, each request made unique
 by a trailing comment so the cluster's idempotent results are not reused; prints one JSON line.
+`overhead_ms_*`: each request's latency minus the worker's own time for the evaluation (the
+EvalResult's duration_s): what the service and the dispatch add, resolvable even where the
+evaluation itself takes seconds and varies by hundreds of milliseconds.
 
     python3 bench/cluster/evals.py --url http://127.0.0.1:8080 --n 30 --clients 1
 """
@@ -33,6 +36,7 @@ def main() -> None:
     problem = Path(a.problem).read_text()
     cand = Path(a.candidate).read_text()
     lat: list[float] = []
+    over: list[float] = []  # latency minus the worker's own evaluation time (duration_s)
     statuses: dict[str, int] = {}
     lock = threading.Lock()
     counter = iter(range(a.n))
@@ -63,6 +67,8 @@ def main() -> None:
                                                                          "calls_per_sample")}})
                                 + "\n")
                 lat.append(dt)
+                if isinstance(res.get("duration_s"), (int, float)):
+                    over.append(dt - float(res["duration_s"]))
                 statuses[res["status"]] = statuses.get(res["status"], 0) + 1
 
     t0 = time.perf_counter()
@@ -76,6 +82,10 @@ def main() -> None:
                       "evals_per_s": round(a.n / wall, 3),
                       "latency_ms_mean": round(1000 * statistics.mean(lat), 2),
                       "latency_ms_median": round(1000 * statistics.median(lat), 2),
+                      "overhead_ms_median": round(1000 * statistics.median(over), 2)
+                      if over else None,
+                      "overhead_ms_p90": round(1000 * sorted(over)[int(0.9 * (len(over) - 1))], 2)
+                      if over else None,
                       "statuses": statuses}))
 
 
