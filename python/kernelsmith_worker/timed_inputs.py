@@ -137,7 +137,8 @@ class RotatingInputs:
             self.use(1)
         if self._check_rows is not None:  # copied on demand: one slot's worth at a time
             rows = self._check_rows
-            return list(map_tensors(self._base, lambda t: rows[id(t)][j % self.slots].clone()))
+            return list(map_tensors(self._base, lambda t: _laid_out_like(
+                t, rows[id(t)][j % self.slots])))
         return self._ref_args[j % self.slots]
 
     @contextlib.contextmanager

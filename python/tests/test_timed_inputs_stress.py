@@ -210,4 +210,7 @@ def test_slots_keep_the_problems_strides_where_they_describe_dense_memory():
         assert e.is_contiguous() and e.shape == expanded.shape
         ratio = q / qkv  # trial 0's values rescaled: one scale, a per-element jitter
         assert float(ratio.max() / ratio.min()) < 1.25 / 0.75 + 1e-6
+        with rot.pristine():  # the timed check's reference reads the same layout
+            q_ref, e_ref = rot.ref_args(j)
+        assert q_ref.stride() == qkv.stride() and torch.equal(q_ref, q)
     assert rot.tampered() is None
