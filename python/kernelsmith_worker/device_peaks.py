@@ -15,13 +15,14 @@ with it as a labelled comparison only: they are never the floor.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
 import torch
 
@@ -120,20 +121,34 @@ def launch_us(dev: torch.device) -> float:
     return 1e6 / rate
 
 
+@contextlib.contextmanager
+def _tf32_setting_kept() -> Iterator[None]:
+    """Within, torch's TF32 matmul setting may change; after, it is as it was, in every form
+    torch keeps it: setting allow_tf32 (even to its own value) also turns fp32_precision from
+    'none' into 'ieee' or 'tf32', which the integrity guard would see as a candidate's
+    change."""
+    cmm = torch.backends.cuda.matmul
+    saved = cmm.allow_tf32
+    precision = getattr(cmm, "fp32_precision", None)
+    try:
+        yield
+    finally:
+        cmm.allow_tf32 = saved
+        if precision is not None:
+            cmm.fp32_precision = precision
+
+
 def measure(dev: torch.device) -> dict[str, Any]:
     """Measures every peak on `dev` (torch's TF32 setting is restored)."""
     start = time.perf_counter()
     flops: dict[str, float] = {}
     bw = copy_rate(dev)
     if dev.type == "cuda":
-        saved = torch.backends.cuda.matmul.allow_tf32
-        try:
+        with _tf32_setting_kept():
             torch.backends.cuda.matmul.allow_tf32 = False
             flops["fp32"] = matmul_rate(torch.float32, dev)
             torch.backends.cuda.matmul.allow_tf32 = True
             flops["tf32"] = matmul_rate(torch.float32, dev)
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = saved
     else:
         flops["fp32"] = matmul_rate(torch.float32, dev)
     for name, dtype in (("bf16", torch.bfloat16), ("fp16", torch.float16)):

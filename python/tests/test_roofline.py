@@ -136,3 +136,19 @@ def test_lazy_candidate_leaves_the_work_to_torch_ops(worker_ctx, monkeypatch):
 def test_no_roofline_without_timing(worker_ctx):
     result, _, _ = run_eval(worker_ctx, CASES / "cpu_honest.py")
     assert result["roofline"] is None
+
+
+def test_the_peak_measurement_leaves_torchs_tf32_setting_in_every_form():
+    # Setting allow_tf32, even back to its own value, turns fp32_precision from 'none' into
+    # 'ieee': the integrity guard then blamed the next candidate (evaluator_tampering).
+    from kernelsmith_worker import integrity
+
+    cmm = torch.backends.cuda.matmul
+    before = {k: get() for k, (get, _) in integrity._settings().items()
+              if k.startswith("torch.backends.cuda.matmul")}
+    with device_peaks._tf32_setting_kept():
+        cmm.allow_tf32 = True
+        cmm.allow_tf32 = False
+    after = {k: get() for k, (get, _) in integrity._settings().items()
+             if k.startswith("torch.backends.cuda.matmul")}
+    assert after == before
