@@ -342,7 +342,7 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
         heat, _, t = _heat(api, runner, name, max(replay_s[name], 1e-9), cfg.steady_heat_s,
                            max(cfg.heat_s, cfg.steady_heat_s), cfg)
         cap = min(cfg.block_max_samples, max(cfg.block_min_samples, int(cfg.seq_max_s / 4 / t)))
-        n = min(max(math.ceil(cfg.steady_s / t), cfg.block_min_samples), cfg.block_max_samples)
+        n = min(max(math.ceil(cfg.steady_s / t), cfg.steady_min_samples), cap)
         times: list[float] = []
         ran = 0
         for look in range(1, cfg.seq_looks + 1):

@@ -108,6 +108,10 @@ class TimingConfig:
     steady_s: float = 0.05  # ... then timed this long with no input refresh between samples,
     #                         more (seq_looks looks) until its median's half-width is within
     #                         seq_target / sqrt(2) (the steady speedup's within seq_target)
+    steady_min_samples: int = 40  # ... and at least this many samples (fewer than the cap
+    #                               allows only): on a 4096^3 matmul the first ~25 ms of a
+    #                               block after its heat ran faster, and 10-sample blocks moved
+    #                               the reference's steady median by 3.5 % between evaluations
     block_drift_warn: float = 0.02  # the candidate's two blocks differ more: an info finding
     sample_budget_s: float = 0.5  # first batch of samples
     sample_max_s: float = 1.5  # total with the extension
