@@ -273,7 +273,13 @@ void Engine::Impl::ProposeAndSubmit(ProposalContext context, int round) {
         submitted_hashes.insert(hash);
       }
     }
-    if (duplicate) continue;  // the stored result stands; ask again when that is cheap
+    if (duplicate) {  // the stored result stands; ask again when that is cheap
+      Log(fmt::format("round {} island {}: the proposal from parent {} repeats a program already "
+                      "evaluated (code {}); its result stands",
+                      round, context.island, parent_id.empty() ? "(translation)" : parent_id,
+                      hash.substr(0, 12)));
+      continue;
+    }
 
     ProgramRecord program;
     program.id = NextId();

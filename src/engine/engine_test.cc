@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/file.h"
+#include "engine/progress.h"
 #include "propose/normalize.h"
 #include "store/sqlite_store.h"
 #include "store/test_util.h"
@@ -111,8 +112,8 @@ struct Fixture {
     options.archive.num_islands = 1;
     options.run_dir = dir.path();
   }
-  Result<nlohmann::json> Run(Runner* runner, Proposer* proposer) {
-    Engine engine(options, store.get(), runner, proposer, nullptr);
+  Result<nlohmann::json> Run(Runner* runner, Proposer* proposer, Progress* progress = nullptr) {
+    Engine engine(options, store.get(), runner, proposer, progress);
     return engine.Run();
   }
 };
@@ -178,8 +179,20 @@ TEST(EngineTest, DuplicatesReuseTheStoredResult) {
   f.options.rounds = 12;  // more children than the 7 BLOCK values
   FakeRunner runner;
   TunerProposer tuner(3);
-  Result<nlohmann::json> summary = f.Run(&runner, &tuner);
+  const std::string log = f.dir.File("run.log");
+  Result<nlohmann::json> summary = Status::Ok();
+  {
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    Progress progress(sink, false, log);
+    summary = f.Run(&runner, &tuner, &progress);
+    progress.Finish();
+    std::fclose(sink);
+  }
   ASSERT_TRUE(summary.ok()) << summary.status().message();
+  // Each repeated proposal is said in the run's log.
+  Result<std::string> text = ReadFile(log);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("repeats a program already evaluated"), std::string::npos) << *text;
   EXPECT_EQ(runner.max_per_code(), 1);
   EXPECT_LE(runner.total(), 7);
   EXPECT_GT((*summary)["duplicates"].get<int>(), 0);
