@@ -63,6 +63,15 @@ struct Fixture {
     target.run_dir = dir.File("run");
     target.run_id = "r1";
   }
+  // RunEvolution of `run` with the tuner on a BlockRunner.
+  Result<RunOutcome> Evolve(OpenedRun& run) {
+    Result<ProposerSpec> spec = ProposerSpecOf(options);
+    if (!spec.ok()) return spec.status();
+    BlockRunner runner;
+    RunShared shared;
+    shared.runner = &runner;
+    return RunEvolution(options, *spec, target, run, shared, nullptr);
+  }
 };
 
 TEST(RunSetupTest, TheTunerNeedsASeedWithTunables) {
@@ -158,15 +167,10 @@ TEST(RunSetupTest, ResumingARunWithoutAStoredSourceStoresTheMatchingFile) {
 
 TEST(RunSetupTest, RunEvolutionRunsTheRoundsAndStoresTheStatus) {
   Fixture f;
-  Result<ProposerSpec> spec = ProposerSpecOf(f.options);  // tuner
-  ASSERT_TRUE(spec.ok());
   f.target.seed = *LoadSeedFor(f.options);
   Result<OpenedRun> run = OpenRun(f.options, f.target);
   ASSERT_TRUE(run.ok());
-  BlockRunner runner;
-  RunShared shared;
-  shared.runner = &runner;
-  Result<RunOutcome> out = RunEvolution(f.options, *spec, f.target, *run, shared, nullptr);
+  Result<RunOutcome> out = f.Evolve(*run);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->finished);
   EXPECT_EQ(out->summary["rounds_done"], 2);
@@ -175,17 +179,12 @@ TEST(RunSetupTest, RunEvolutionRunsTheRoundsAndStoresTheStatus) {
 
 TEST(RunSetupTest, AResumedRunGoesOnWithItsStoredSeedWhenTheFileIsGone) {
   Fixture f;
-  Result<ProposerSpec> spec = ProposerSpecOf(f.options);  // tuner
-  ASSERT_TRUE(spec.ok());
   f.options.rounds = 1;
   f.target.seed = *LoadSeedFor(f.options);
   {
     Result<OpenedRun> run = OpenRun(f.options, f.target);
     ASSERT_TRUE(run.ok());
-    BlockRunner runner;
-    RunShared shared;
-    shared.runner = &runner;
-    ASSERT_TRUE(RunEvolution(f.options, *spec, f.target, *run, shared, nullptr).ok());
+    ASSERT_TRUE(f.Evolve(*run).ok());
   }
   ASSERT_TRUE(std::filesystem::remove(f.dir.File("seed.py")));
   f.target.resume = true;
@@ -195,10 +194,7 @@ TEST(RunSetupTest, AResumedRunGoesOnWithItsStoredSeedWhenTheFileIsGone) {
   EXPECT_EQ(resumed->seed.source, kSeed);
   EXPECT_EQ(resumed->seed.path, f.dir.File("seed.py"));
   f.options.rounds = 2;
-  BlockRunner runner;
-  RunShared shared;
-  shared.runner = &runner;
-  Result<RunOutcome> out = RunEvolution(f.options, *spec, f.target, *resumed, shared, nullptr);
+  Result<RunOutcome> out = f.Evolve(*resumed);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(out->summary["rounds_done"], 2);
   // The seed was not stored a second time.
