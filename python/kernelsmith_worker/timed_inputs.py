@@ -18,9 +18,9 @@ Cost: a few memory-bound passes over the slots per sample, outside the timed reg
 Integer tensors of two or more dimensions are redrawn within trial 0's [min, max]; 1-D
 integer tensors that are not sorted (labels, indices, lengths) are the base's values in a
 fresh random order; sorted ones (offsets) and booleans (masks) are the base's values.
-Each slot is its own contiguous allocation, placed in random order with random gaps: a call's input does
-not locate the others (no batching of a whole sample in its first call). An input the
-problem hands over with other strides is timed contiguous.
+Each slot is its own contiguous allocation, placed in random order with random gaps: a
+call's input does not locate the others (no batching of a whole sample in its first call).
+An input the problem hands over with other strides is timed contiguous.
 
 `refresh(signed=True)` also gives every element a random sign, like the `signed` stress
 trial. The timing stage times both models on such values too: a kernel that probes its
