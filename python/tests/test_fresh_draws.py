@@ -107,3 +107,56 @@ def test_draws_are_bounded_by_the_budget():
     base = [torch.rand(256)]  # 1 KiB
     draws, finding = fresh_draws.draw(lambda: [torch.rand(256)], base, CPU, 5 * 1024 + 10)
     assert finding is None and len(draws) == 5
+
+
+def _cpu_timing(cand, draws=True, samples=40):
+    """time_pair on the CPU over RotatingInputs of a boolean-mask problem; the reference is
+    the masked row count, `cand(mask)` the candidate."""
+    from kernelsmith_worker import timing
+    from kernelsmith_worker.timing_policy import TimingConfig
+
+    def get_inputs():
+        lengths = torch.randint(1, 65, (16,))
+        return [torch.arange(64)[None, :] < lengths[:, None]]
+
+    torch.manual_seed(3)
+    base = get_inputs()
+    fresh = fresh_draws.draw(get_inputs, base, CPU, 1 << 20)[0] if draws else None
+    rot = RotatingInputs(base, CPU, 1 << 20, lambda c, r: torch.equal(c, r), draws=fresh)
+    cfg = TimingConfig(cpu_warmup_calls=2, cpu_warmup_min_s=0.0, cpu_warmup_max_s=0.05,
+                       min_samples=samples, max_samples=samples, floor_samples=samples,
+                       sample_budget_s=0.01, n_boot=50)
+    return timing.time_pair(lambda j: rot.ref_args(j)[0].sum(1),
+                            lambda j: cand(rot.args(j)[0]), device=CPU, seed=0, inputs=rot,
+                            config=cfg)
+
+
+def _kinds(rec):
+    return {f["kind"] for f in rec.get("findings") or []}
+
+
+def test_cpu_timing_checks_samples_on_fresh_draws_and_catches_a_memo():
+    kept = []
+
+    def memo(mask):  # the first answer, kept: exact while the mask is trial 0's
+        if not kept:
+            kept.append(mask.sum(1))
+        return kept[0].clone()
+
+    rec = _cpu_timing(memo)
+    assert rec["ok"] and rec["timed_checks"] > 0
+    assert "timed_output_mismatch" in _kinds(rec)
+    kept.clear()
+    rec = _cpu_timing(memo, draws=False)  # trial 0's mask in every slot: the memo passed
+    assert rec["timed_checks"] > 0 and "timed_output_mismatch" not in _kinds(rec)
+    rec = _cpu_timing(lambda mask: mask.sum(1))
+    assert rec["timed_checks"] > 0 and not _kinds(rec) & {"timed_output_mismatch",
+                                                           "timed_input_modified"}
+
+
+def test_cpu_timing_sees_a_written_input():
+    def writes(mask):
+        mask[0, 0] = not bool(mask[0, 0])
+        return mask.sum(1)
+
+    assert "timed_input_modified" in _kinds(_cpu_timing(writes))
