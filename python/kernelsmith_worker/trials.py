@@ -164,3 +164,4 @@ class Trials:
             raise ProblemError(f"problem {self._problem.path}: get_inputs() raised "
                                f"{errors.describe(e)} on a fresh draw",
                                errors.traceback_tail(e), True) from e
+        poison_free_blocks(self._dev)  # the draws' device copies, freed, leave nothing

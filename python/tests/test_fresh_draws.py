@@ -160,3 +160,21 @@ def test_cpu_timing_sees_a_written_input():
         return mask.sum(1)
 
     assert "timed_input_modified" in _kinds(_cpu_timing(writes))
+
+
+def test_trials_draw_fresh_keeps_draws_on_the_host_and_says_why_there_are_none():
+    import types
+    from kernelsmith_worker.inputs import InputCache
+    from kernelsmith_worker.trials import Trials
+
+    problem = types.SimpleNamespace(sha256="fd", path="p.py", get_inputs=_block_sparse_mask)
+    trials = Trials(problem, torch.nn.Identity(), 1, CPU, InputCache(), 1 << 20)
+    trials.draw_fresh()
+    assert trials.fresh_finding is None and len(trials.fresh) >= fresh_draws.MIN_DRAWS
+    assert all(t.device.type == "cpu" for d in trials.fresh for t in d if torch.is_tensor(t))
+    sizes = iter(range(1, 1000))
+    problem = types.SimpleNamespace(sha256="fd2", path="q.py",
+                                    get_inputs=lambda: [torch.rand(next(sizes))])
+    trials = Trials(problem, torch.nn.Identity(), 1, CPU, InputCache(), 1 << 20)
+    trials.draw_fresh()
+    assert trials.fresh == [] and trials.fresh_finding["kind"] == fresh_draws.KIND
