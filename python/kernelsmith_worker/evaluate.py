@@ -128,6 +128,7 @@ class _Evaluation:
                 run.trials.prepare(max(req.trials, 2))
         if req.timing:  # roofline: the reference's work, before any candidate code runs
             for run in runs:
+                run.trials.draw_fresh()  # the timed slots' bases
                 run.roofline = RooflineProbe(ctx.roofline, self.dev, ctx.gpu_info)
                 run.roofline.reference(run.case.problem.sha256, self.ref_model,
                                        run.trials.pristine(0).inputs)
@@ -262,8 +263,7 @@ class _Evaluation:
             raise _Stop from e
 
     def _build_reference(self, problem: Problem, rec: dict[str, Any]) -> list[Any]:
-        """Builds Model (seeded with the request's seed) into self.ref_model; returns the
-        init inputs on the device."""
+        """Builds Model (request's seed) into self.ref_model; returns the init inputs (device)."""
         try:
             init = to_device(list(problem.get_init_inputs()), self.dev)
             _manual_seed(self.req.seed)
@@ -361,15 +361,16 @@ class _Evaluation:
             return
         tol = TOLERANCES[self.req.tolerance]
         # A timed sample of the problem's own distribution must be about as precise as the
-        # trials were: a kernel that drops to int8 or bf16 only while it is timed stays
-        # within the norm-wise budget but not within this.
-        # (Against a baseline the reference side is another candidate: not applied.)
+        # trials were: a kernel that drops to int8 or bf16 only while timed stays within the
+        # norm-wise budget, not this (against a baseline, another candidate: not applied).
         trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
         limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
         rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
                              lambda cand, ref: close_normwise(cand, ref, tol)[0],
                              None if self.baseline_model is not None else
-                             lambda cand, ref: normwise_rel_error(cand, ref) <= limit)
+                             lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
+                             draws=trials.fresh)
+        self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved

@@ -5,21 +5,24 @@ candidate can compute once and serve the rest from a memo keyed on a few input v
 device, invisible to the host); if samples repeat values, the memo serves whole samples.
 So the evaluator owns R = min(k, memory budget / input bytes) input slots (the timing stage
 puts no more than R calls in a sample), call j reads slot j, and before every sample each
-slot's floating point tensors are rewritten as trial 0's values times a fresh random scale
-in [0.5, 2) (one per slot) times a fresh per-element factor in [0.75, 1.25), all drawn on
-the device from a generator seeded from os.urandom. A scale alone would let a memo keyed on
-ratios of input values serve rescaled answers; the per-element factor gives every refresh a
-pattern no earlier one had. Both keep the inputs' zeros (triangles, masks, padding).
+slot takes a base: one of D fresh draws of get_inputs() (fresh_draws.py), picked per slot
+and per refresh from the OS's entropy, or trial 0's values where fewer than two draws could
+be made. So zeros, infinities, masks, offsets and integer values change between samples as
+the problem's own distribution lets them (a memo keyed on them would have to hold D
+patterns; docs/evaluation.md). On top, floating point tensors are the base's values times a
+fresh random scale in [0.5, 2) (one per slot) times a fresh per-element factor in
+[0.75, 1.25), all drawn on the device from a generator seeded from os.urandom. A scale alone
+would let a memo keyed on ratios of input values serve rescaled answers; the per-element
+factor gives every refresh a pattern no earlier one had. Both keep the base's zeros.
 Cost: a few memory-bound passes over the slots per sample, outside the timed region.
-Integer tensors of two or more dimensions are redrawn within their own [min, max]; 1-D
-integer tensors that are not sorted (labels, indices, lengths) are put in a fresh random order
-(their values and sum stay valid); sorted ones (offsets) and booleans (masks) keep trial 0's
-values. Each slot is
-its own allocation, placed in random order with random gaps: a call's input does not locate
-the others (no batching of a whole sample in its first call). An input the problem hands over
-with other strides (a transposed view, the layout a projection leaves) keeps them, size-1
-dimensions included, wherever they describe dense memory; an overlapping one (an expanded
-tensor) is timed contiguous.
+Integer tensors of two or more dimensions are redrawn within trial 0's [min, max]; 1-D
+integer tensors that are not sorted (labels, indices, lengths) are the base's values in a
+fresh random order; sorted ones (offsets) and booleans (masks) are the base's values.
+Each slot is its own allocation, placed in random order with random gaps: a call's input
+does not locate the others (no batching of a whole sample in its first call). An input the
+problem hands over with other strides (a transposed view, the layout a projection leaves)
+keeps them, size-1 dimensions included, wherever they describe dense memory; an overlapping
+one (an expanded tensor) is timed contiguous.
 
 `refresh(signed=True)` also gives every element a random sign, like the `signed` stress
 trial. The timing stage times both models on such values too: a kernel that probes its
@@ -40,6 +43,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker import fresh_draws
 from kernelsmith_worker.correctness import bitwise_equal
 from kernelsmith_worker.inputs import map_tensors, nbytes, tensors_in
 from kernelsmith_worker.stress import finite
@@ -67,11 +71,19 @@ class RotatingInputs:
 
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
                  agree: Callable[[object, object], bool],
-                 consistent: Callable[[object, object], bool] | None = None) -> None:
+                 consistent: Callable[[object, object], bool] | None = None,
+                 draws: list[list[Any]] | None = None) -> None:
         """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
         ref)`: also required on samples of the problem's own distribution (not the signed
-        ones), e.g. no less precise than the candidate was in the correctness trials."""
+        ones), e.g. no less precise than the candidate was in the correctness trials;
+        `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
+        bases are picked from, or None (trial 0's values are every slot's base)."""
         self._base = base
+        # per base tensor: its values in every draw ([D, ...] on dev), or trial 0's ([1, ...])
+        self._stacks = fresh_draws.stacks(draws, base, dev) if draws else \
+            {id(t): t.unsqueeze(0) for t in tensors_in(base)}
+        self.draws = len(draws) if draws else 0
+        self._pick = random.SystemRandom()
         self._dev = dev
         self._budget = budget
         self._agree = agree
@@ -172,7 +184,10 @@ class RotatingInputs:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
         scale = scale * 1.5 + 0.5
+        pick = [self._pick.randrange(max(self.draws, 1)) for _ in range(self.slots)]
         for base, pool, slots, kind in self._pools:
+            stack = self._stacks[id(base)]
+            rows, bases = list(pool.unbind(0)), [stack[i] for i in pick]
             if kind == "float":
                 # pool = base * scale_j * (1 + JITTER * u), u uniform in [-1, 1); in a signed
                 # sample each element's sign is also drawn at random
@@ -182,18 +197,21 @@ class RotatingInputs:
                     pool.mul_(sign.mul_(2).sub_(1))
                     del sign
                 pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
-                pool.mul_(base.unsqueeze(0))
+                torch._foreach_mul_(rows, bases)
             elif kind == "int":
                 lo, hi = self._int_range[id(base)]
                 pool.random_(lo, hi + 1, generator=self._gen)
             elif kind == "perm":
-                # each slot: trial 0's values in a fresh random order (same multiset and sum)
+                # each slot: its base's values in a fresh random order (same multiset and sum)
+                torch._foreach_copy_(rows, bases)
                 keys = torch.rand(pool.shape, generator=self._gen, device=self._dev)
-                pool.copy_(base.unsqueeze(0).expand_as(pool).gather(1, keys.argsort(dim=1)))
+                pool.copy_(pool.gather(1, keys.argsort(dim=1)))
                 del keys
+            elif self.draws:  # fixed: the base's values as they are
+                torch._foreach_copy_(rows, bases)
             else:
                 continue
-            torch._foreach_copy_(slots, list(pool.unbind(0)))
+            torch._foreach_copy_(slots, rows)
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
         """The comparison; True (not checkable) where the reference itself is not finite
@@ -240,7 +258,7 @@ def _refresh_kind(t: torch.Tensor) -> str:
     ids, values) redrawn uniformly within their own [min, max]; perm: 1-D integer tensors
     that are not sorted (labels, indices, lengths) in a fresh random order, which keeps
     their values and sum; fixed: the rest (sorted 1-D integer tensors such as offsets,
-    booleans such as masks) keep trial 0's values."""
+    booleans such as masks) keep their base's values."""
     if t.is_floating_point():
         return "float"
     if t.dtype == torch.bool or t.is_complex() or t.numel() <= 1:

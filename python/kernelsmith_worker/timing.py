@@ -31,8 +31,10 @@ docs/eval-result.md. On CUDA (method `cuda_graph`):
 `phases_s` in the record: the stage's seconds per phase.
 
 On the CPU (method `cpu_wall`): ref/cand samples interleaved pair by pair, which goes first
-alternating; the sample count follows a time budget and is extended once when the medians are
-not yet precise enough (`_adaptive_samples`); the same statistics; on time.perf_counter,
+alternating; each sample reads input slots refreshed before it (one per call) and one in
+CPU_CHECK_ONE_IN candidate samples is checked against the reference on the same values; the
+sample count follows a time budget and is extended once when the medians are not yet precise
+enough (`_adaptive_samples`); the same statistics; on time.perf_counter,
 captured at import so a candidate patching it changes nothing.
 """
 
@@ -45,25 +47,35 @@ import traceback
 import torch
 
 from . import stats
+from .timing_blocks import _checkable, _random_below
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
 from .findings import Hacked
 from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
                             _adaptive_samples, build_record, choose_calls_per_sample,
                             _no_check, choose_sample_count, extra_samples, is_stable,
-                            side_stream_finding)
+                            side_stream_finding, timed_check_findings)
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
 
 
-def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
-    fns = {"ref": ref_fn, "cand": cand_fn}
+CPU_CHECK_ONE_IN = 4  # CPU timing: each candidate sample checked with this chance (1/n)
+
+
+def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: int,
+              cfg: TimingConfig) -> dict:
+    """Warm-up on slot 0; then every sample reads freshly refreshed slots (one per call, the
+    last call first, like a CUDA sample) and random candidate samples are checked against
+    the reference on the same values (timed_check_findings)."""
+    fns = {"ref": ref_slot, "cand": cand_slot}
     warm: dict[str, list[float]] = {"ref": [], "cand": []}
+    got = {"checked": 0, "mismatch": False, "tampered": None}
+    inputs.use(1)
     t0 = _perf_counter()
     while True:
         for name, fn in fns.items():
             a = _perf_counter()
-            fn()
+            fn(0)
             warm[name].append(_perf_counter() - a)
         elapsed = _perf_counter() - t0
         if len(warm["ref"]) >= cfg.cpu_warmup_calls and elapsed >= cfg.cpu_warmup_min_s:
@@ -73,31 +85,46 @@ def _time_cpu(ref_fn: Fn, cand_fn: Fn, seed: int, cfg: TimingConfig) -> dict:
     est = {name: max(stats.median(v[len(v) // 2:]), 1e-9) for name, v in warm.items()}
     k = choose_calls_per_sample(min(est.values()), max(est.values()), cfg.cpu_sample_target_s,
                                 cfg.max_calls_per_sample, cfg.max_replay_s)
+    k = max(1, min(k, inputs.use(k)))
 
-    def one(fn: Fn) -> float:
+    def one(fn: SlotFn) -> float:
+        inputs.refresh()
+        outs: list[object] = [None] * k
         a = _perf_counter()
-        for _ in range(k):
-            fn()
-        return (_perf_counter() - a) * 1e6 / k
+        for j in range(k - 1, -1, -1):
+            outs[j] = fn(j)
+        took = (_perf_counter() - a) * 1e6 / k
+        if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
+            calls = _checkable(outs)
+            j = calls[_random_below(len(calls))]
+            got["tampered"] = got["tampered"] or inputs.tampered()
+            with inputs.pristine():
+                expected = ref_slot(j)
+            got["checked"] += 1
+            got["mismatch"] = got["mismatch"] or not inputs.agree(outs[j], expected)
+        return took
 
     def collect(n: int, start: int) -> tuple[list[float], list[float]]:
         ref, cand = [], []
         for i in range(n):
             if (start + i) % 2 == 0:
-                ref.append(one(ref_fn))
-                cand.append(one(cand_fn))
+                ref.append(one(ref_slot))
+                cand.append(one(cand_slot))
             else:
-                cand.append(one(cand_fn))
-                ref.append(one(ref_fn))
+                cand.append(one(cand_slot))
+                ref.append(one(ref_slot))
         return ref, cand
 
     ref_us, cand_us = _adaptive_samples(collect, k * (est["ref"] + est["cand"]), cfg)
     rec = build_record("cpu_wall", k, ref_us, cand_us, seed=seed, cfg=cfg)
+    got["tampered"] = got["tampered"] or inputs.tampered()
     rec.update({
         "ref_eager_us": None, "l2_flush": False, "warmup_s": elapsed, "wall_check": None,
-        "fallback_reason": None,
+        "fallback_reason": None, "timed_checks": got["checked"],
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
     })
+    rec["findings"] = rec.get("findings", []) + timed_check_findings(got["tampered"],
+                                                                     got["mismatch"])
     return rec
 
 
@@ -185,8 +212,7 @@ def time_pair(
                 rec = _time_cuda(ref_slot, cand_slot, cuda_api or CudaApi(device), seed, cfg,
                                  inputs, check or _no_check, reference_kernels)
             elif device.type == "cpu":
-                inputs.use(1)
-                rec = _time_cpu(lambda: ref_slot(0), lambda: cand_slot(0), seed, cfg)
+                rec = _time_cpu(ref_slot, cand_slot, inputs, seed, cfg)
             else:
                 raise ValueError(f"timing: unsupported device type {device.type!r}")
     except Hacked:

@@ -16,7 +16,7 @@ from .timed_account import BlockAccount, timed_sample_kernels
 from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F401
                             _sustained_blocks, _tensors)
 from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
-                            choose_calls_per_sample, side_stream_finding)
+                            choose_calls_per_sample, side_stream_finding, timed_check_findings)
 from .timing_runners import _EagerRunner, _GraphRunner, _aliased_finding
 
 # Captured when the worker starts, before any candidate is imported.
@@ -462,13 +462,6 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
         finally:
             runner.close()
         mark.skip()
-        if got["tampered"]:
-            findings.append({
-                "kind": "timed_input_modified",
-                "detail": f"during timing {got['tampered']}: forward must not write, re-seat or "
-                          "re-stride its inputs (the reference reads the same memory)",
-                "severity": "reject",
-            })
         if not got["mismatch"] and got["checked"] < got["planned"]:
             findings.append({
                 "kind": "timed_checks_skipped",
@@ -484,15 +477,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                           "but the last call of such a sample cannot be checked",
                 "severity": "reject",
             })
-        if got["mismatch"]:
-            findings.append({
-                "kind": "timed_output_mismatch",
-                "detail": "the output of a timed sample (new input values, chosen at random "
-                          "among the timed samples) does not match the reference on the same "
-                          "values, or is several times less precise than in the correctness "
-                          "trials: the candidate computes something else while it is timed",
-                "severity": "reject",
-            })
+        findings += timed_check_findings(got["tampered"], got["mismatch"])
         signed_rec = None
         if got["cand_signed"] and got["ref_signed"]:
             signed_rec = build_record(runner.method, runner.calls_per_sample, got["ref_signed"],

@@ -261,3 +261,25 @@ def _adaptive_samples(
 
 # ----------------------------------------------------------------------------- CUDA seam
 
+
+def timed_check_findings(tampered: str | None, mismatch: bool) -> list[dict]:
+    """The rejects of the timed checks: the candidate wrote or re-seated its timed inputs
+    (`tampered` says how), or a checked timed output did not match the reference."""
+    found = []
+    if tampered:
+        found.append({
+            "kind": "timed_input_modified",
+            "detail": f"during timing {tampered}: forward must not write, re-seat or "
+                      "re-stride its inputs (the reference reads the same memory)",
+            "severity": "reject",
+        })
+    if mismatch:
+        found.append({
+            "kind": "timed_output_mismatch",
+            "detail": "the output of a timed sample (new input values, chosen at random "
+                      "among the timed samples) does not match the reference on the same "
+                      "values, or is several times less precise than in the correctness "
+                      "trials: the candidate computes something else while it is timed",
+            "severity": "reject",
+        })
+    return found

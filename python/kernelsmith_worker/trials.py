@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import errors
+from kernelsmith_worker import errors, fresh_draws
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
                                        generate_inputs, map_tensors, poison_free_blocks)
 from kernelsmith_worker.loader import Problem
@@ -61,6 +61,8 @@ class Trials:
         self._budget = budget
         self._held: dict[int, TrialData] = {}
         self._stress: dict[str, TrialData | None] = {}
+        self.fresh: list[list[Any]] = []  # fresh draws for the timed slots (fresh_draws.py)
+        self.fresh_finding: dict[str, Any] | None = None  # why there are none
 
     def _key(self, trial: int) -> tuple[str, int, int, str]:
         return (self._problem.sha256, self._seed, trial, str(self._dev))
@@ -149,3 +151,17 @@ class Trials:
         for kind in STRESS_KINDS:
             self.stress(kind)
         poison_free_blocks(self._dev)
+
+    def draw_fresh(self) -> None:
+        """Fresh get_inputs() draws for the timing stage's slots (fresh_draws.py) into
+        self.fresh, or why there are none into self.fresh_finding: called before the
+        candidate is imported, like prepare()."""
+        base = self.pristine(0).inputs
+        try:
+            self.fresh, self.fresh_finding = fresh_draws.draw(
+                self._problem.get_inputs, base, self._dev, fresh_draws.draw_budget(self._dev))
+        except BaseException as e:  # noqa: BLE001 - only what broke the device comes here
+            raise ProblemError(f"problem {self._problem.path}: get_inputs() raised "
+                               f"{errors.describe(e)} on a fresh draw",
+                               errors.traceback_tail(e), True) from e
+        poison_free_blocks(self._dev)  # the draws' device copies, freed, leave nothing
