@@ -146,11 +146,15 @@ def test_cpu_path_measures_ratio(monkeypatch):
 
 
 def test_cpu_path_default_budget_stays_short():
+    # The samples' own time stays within the default budget (sample_max_s); the input
+    # refreshes and checks between samples are outside it (and outside this bound: no wall
+    # clock is asserted, the machine's load does not matter).
     x = torch.rand(16, 4096)
     rec = timing.time_pair(lambda: torch.softmax(x, dim=1), lambda: torch.relu(x),
                            device="cpu", seed=0)
     assert rec["ok"], rec
-    assert rec["duration_s"] < 3.0
+    per_pair_s = rec["calls_per_sample"] * (rec["ref_us"] + rec["cand_us"]) * 1e-6
+    assert rec["samples"] * per_pair_s < 1.5 * TimingConfig().sample_max_s, rec
 
 
 def test_cpu_path_ignores_patched_perf_counter(monkeypatch):
