@@ -24,7 +24,8 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
-from kernelsmith_worker.inputs import generate_inputs, map_tensors, nbytes, tensors_in
+from kernelsmith_worker.inputs import (free_memory_budget, generate_inputs, map_tensors, nbytes,
+                                       tensors_in)
 
 MAX_DRAWS = 16
 MIN_DRAWS = 2
@@ -34,13 +35,7 @@ KIND = "timed_inputs_not_redrawn"
 def draw_budget(dev: torch.device) -> int:
     """Bytes the draws may take: $KS_FRESH_DRAW_BYTES, else 1/16 of the GPU's free memory up
     to 2 GiB (half the timed slots' own budget), else 128 MiB on the CPU."""
-    env = os.environ.get("KS_FRESH_DRAW_BYTES")
-    if env:
-        return int(env)
-    if dev.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(dev)
-        return min(free // 16, 2 << 30)
-    return 128 << 20
+    return free_memory_budget(dev, "KS_FRESH_DRAW_BYTES", 16, 2 << 30, 128 << 20)
 
 
 def _signature(args: Any) -> Any:

@@ -190,6 +190,18 @@ class TrialData:
     has_reference: bool = False
 
 
+def free_memory_budget(dev: torch.device, env: str, share: int, cap: int, cpu: int) -> int:
+    """Bytes a worker buffer may take: $env when set, else 1/share of the GPU's free memory
+    up to cap, else `cpu` bytes on the CPU."""
+    value = os.environ.get(env)
+    if value:
+        return int(value)
+    if dev.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(dev)
+        return min(free // share, cap)
+    return cpu
+
+
 def default_budget(dev: torch.device) -> int:
     """$KS_INPUT_CACHE_BYTES, else 1/4 of the GPU's memory, else 1 GiB for the CPU."""
     env = os.environ.get("KS_INPUT_CACHE_BYTES")

@@ -45,7 +45,7 @@ import torch
 
 from kernelsmith_worker import fresh_draws
 from kernelsmith_worker.correctness import bitwise_equal
-from kernelsmith_worker.inputs import map_tensors, nbytes, tensors_in
+from kernelsmith_worker.inputs import free_memory_budget, map_tensors, nbytes, tensors_in
 from kernelsmith_worker.stress import finite
 
 _rand = torch.rand
@@ -55,13 +55,7 @@ JITTER = 0.25  # per-element factor in [0.75, 1.25): no two refreshes share a va
 def pool_budget(dev: torch.device) -> int:
     """Bytes the slots may take: $KS_TIMED_INPUT_BYTES, else 1/8 of the GPU's free memory up
     to 4 GiB, else 256 MiB on the CPU."""
-    env = os.environ.get("KS_TIMED_INPUT_BYTES")
-    if env:
-        return int(env)
-    if dev.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(dev)
-        return min(free // 8, 4 << 30)
-    return 256 << 20
+    return free_memory_budget(dev, "KS_TIMED_INPUT_BYTES", 8, 4 << 30, 256 << 20)
 
 
 class RotatingInputs:
