@@ -47,7 +47,7 @@ import traceback
 import torch
 
 from . import stats
-from .timing_blocks import _checkable, _random_below
+from .timing_blocks import _random_below, check_sample
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
 from .findings import Hacked
 from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
@@ -95,13 +95,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
             outs[j] = fn(j)
         took = (_perf_counter() - a) * 1e6 / k
         if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
-            calls = _checkable(outs)
-            j = calls[_random_below(len(calls))]
-            got["tampered"] = got["tampered"] or inputs.tampered()
-            with inputs.pristine():
-                expected = ref_slot(j)
-            got["checked"] += 1
-            got["mismatch"] = got["mismatch"] or not inputs.agree(outs[j], expected)
+            check_sample(outs, ref_slot, inputs, got)
         return took
 
     def collect(n: int, start: int) -> tuple[list[float], list[float]]:

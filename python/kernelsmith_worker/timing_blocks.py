@@ -107,6 +107,20 @@ def _random_below(n: int) -> int:
     return int.from_bytes(_urandom(8), "little") % n
 
 
+def check_sample(outs: list[object], ref: SlotFn, inputs: TimedInputs, got: dict) -> None:
+    """One timed check of a sample whose calls returned `outs` (call j read slot j): a random
+    call whose output no later call overwrote, not only the last, compared with the
+    reference on the values the last refresh wrote (not what the candidate may have written
+    since). Updates got's "checked", "mismatch" and "tampered"."""
+    calls = _checkable(outs)
+    j = calls[_random_below(len(calls))]
+    got["tampered"] = got["tampered"] or inputs.tampered()
+    with inputs.pristine():
+        expected = ref(j)
+    got["checked"] += 1
+    got["mismatch"] = got["mismatch"] or not inputs.agree(outs[j], expected)
+
+
 def _check_plan(n_cand: int, count: int) -> set[int]:
     """Which candidate samples (indices over both candidate blocks) are checked: drawn from
     the OS's entropy, not from the request's seed, so the candidate cannot know them in
@@ -233,20 +247,12 @@ class _Sustained:
         return times
 
     def timed_check(self) -> None:
-        out, runner, inputs = self.out, self.runner, self.inputs
-        calls = _checkable(runner.outputs["cand"])
-        if len(calls) < runner.calls_per_sample:  # set up for distinct outputs
-            out["aliasing_appeared"] = True
-        j = calls[_random_below(len(calls))]  # any call, not only the last
+        out, runner = self.out, self.runner
+        if len(_checkable(runner.outputs["cand"])) < runner.calls_per_sample:
+            out["aliasing_appeared"] = True  # set up for distinct outputs
         self.api.synchronize()
         with self.acct.aside():
-            out["tampered"] = out["tampered"] or inputs.tampered()
-            with inputs.pristine():  # not what the candidate may have written
-                expected = self.fns["ref"](j)
-            out["checked"] += 1
-            if not inputs.agree(runner.outputs["cand"][j], expected):
-                out["mismatch"] = True
-            del expected
+            check_sample(runner.outputs["cand"], self.fns["ref"], self.inputs, out)
 
     def run(self) -> dict:
         """Rounds of ref, cand, cand, ref on the problem's own distribution, each looked at
