@@ -123,8 +123,7 @@ BenchProblemRow RunBenchProblem(const SuiteProblem& problem, const std::string& 
     return Skipped(
         row, fmt::format("no seed kernel {}.{}.py for the tuner", problem.stem, options.backend));
   }
-  Result<SourceFile> seed = SourceFile{};
-  if (!resume || !row.seed_path.empty()) seed = LoadSeedFor(options);
+  Result<SourceFile> seed = resume ? Result<SourceFile>(SourceFile{}) : LoadSeedFor(options);
   if (!seed.ok()) return Skipped(row, "unusable seed: " + seed.status().message());
 
   row.run_dir = problem_dir;

@@ -90,8 +90,7 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
   if (!spec.ok()) return UsageError(spec.status().message());
   // A resumed run goes on with the seed stored in its run.db (OpenRun): the file named at its
   // start may be gone.
-  Result<SourceFile> seed = SourceFile{};
-  if (!e.resume || std::filesystem::exists(o.seed_kernel)) seed = LoadSeedFor(o);
+  Result<SourceFile> seed = e.resume ? Result<SourceFile>(SourceFile{}) : LoadSeedFor(o);
   if (!seed.ok()) return UsageError(seed.status().message());
 
   if (e.run_dir.empty()) e.run_dir = DefaultRunDir(e.problem_path);

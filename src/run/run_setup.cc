@@ -87,8 +87,9 @@ Result<OpenedRun> OpenRun(const RunOptions& o, const RunTarget& t) {
     run.warning = std::move(problem->warning);
     run.record = std::move(*stored);
     Result<SourceFile> seed = StoredSeed(*run.store, t.run_id);
+    if (seed.ok() && seed->source.empty()) seed = LoadSeedFor(o);  // stopped before storing it
     if (!seed.ok()) return seed.status();
-    run.seed = seed->source.empty() ? t.seed : *seed;
+    run.seed = std::move(*seed);
     return run;
   }
   run.problem = t.problem;

@@ -40,8 +40,8 @@ struct RunTarget {
   // A resumed run uses the problem stored in its run.db; this file (empty: the stored path) is
   // then only compared with it, or read for a run made before sources were stored.
   SourceFile problem;
-  // empty source: the proposer translates the reference first. A resumed run goes on with the
-  // seed stored in its run.db; this one is used only where none was stored.
+  // empty source: the proposer translates the reference first. Unused on resume: the run goes
+  // on with the seed stored in its run.db (or options.seed_kernel where none was stored).
   SourceFile seed;
   std::string run_dir;
   std::string run_id;
@@ -71,8 +71,8 @@ Result<SourceFile> LoadSeedFor(const RunOptions& options);
 // where run.db exists; it writes run.json ({run_id, config}) and stores the run with its
 // problem's source. A resumed run goes on with the problem stored in run.db (ProblemOfRun:
 // `warning` is set when target.problem's file differs) and with the seed stored there (its
-// file need not exist any more); target.seed only where none was stored. InvalidArgument says
-// what to do.
+// file need not exist any more; LoadSeedFor(options) where none was stored). InvalidArgument
+// says what to do.
 Result<OpenedRun> OpenRun(const RunOptions& options, const RunTarget& target);
 
 // Builds the proposer of `spec` (with shared.llm_client where given), runs the engine with the

@@ -188,7 +188,7 @@ TEST(RunSetupTest, AResumedRunGoesOnWithItsStoredSeedWhenTheFileIsGone) {
   }
   ASSERT_TRUE(std::filesystem::remove(f.dir.File("seed.py")));
   f.target.resume = true;
-  f.target.seed = SourceFile{};  // what evolve and bench pass when the file is gone
+  f.target.seed = SourceFile{};  // what evolve and bench pass on resume
   Result<OpenedRun> resumed = OpenRun(f.options, f.target);
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   EXPECT_EQ(resumed->seed.source, kSeed);
