@@ -30,6 +30,7 @@ from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import thread_idents
 from kernelsmith_worker.loader import Candidate, LoadError, Problem
+from kernelsmith_worker.phase_marks import Marks
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
@@ -114,6 +115,7 @@ class _Evaluation:
             self.end(rec, False)
             self.fail("infra_error", rec["error"])
             raise _Stop
+        mark = Marks(rec.setdefault("phases_s", {}))
         try:
             problem = ctx.loader.load_problem(req.problem_path, req.problem_source)
             ctx.guard.watch_problem(problem.module)
@@ -122,16 +124,21 @@ class _Evaluation:
         # Everything about the reference happens before any candidate code runs: its model,
         # the trials' inputs and reference outputs (stress trials included).
         init = self._build_reference(problem, rec)
+        mark("reference_model")
         runs = self._case_runs(problem, rec)
-        with self._reference_recorded():
+        with kernel_log.names_run(self.dev) as names:  # the reference's timed blocks read these
             for run in runs:
                 run.trials.prepare(max(req.trials, 2))
+        self.reference_kernels = names[0]
+        mark("trials")
         if req.timing:  # roofline: the reference's work, before any candidate code runs
             for run in runs:
                 run.trials.draw_fresh()  # the timed slots' bases
+                mark("fresh_draws")
                 run.roofline = RooflineProbe(ctx.roofline, self.dev, ctx.gpu_info)
                 run.roofline.reference(run.case.problem.sha256, self.ref_model,
                                        run.trials.pristine(0).inputs)
+                mark("roofline")
             self.roofline = runs[0].roofline
         try:
             self._load_baseline(rec)
@@ -144,11 +151,13 @@ class _Evaluation:
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)
+        mark("import")
         try:
             checks("after importing the candidate")
             new_model = self._build_candidate(candidate, init, rec)
             # the slow checks once for import and construction: what import changed persists
             checks("after importing and constructing ModelNew", full=True)
+            mark("construct")
         except Hacked:
             rec["error"] = "stopped by a reject finding (see findings)"
             self.end(rec, False)
@@ -202,28 +211,6 @@ class _Evaluation:
             for f in self.findings[found:]:
                 f["detail"] = prefix + str(f.get("detail", ""))
             run.findings.extend(self.findings[found:])
-
-    @contextlib.contextmanager
-    def _reference_recorded(self) -> Iterator[None]:
-        """Records the names of what the reference runs on the device inside (before any
-        candidate code is imported: its stress trials run in every request) into
-        self.reference_kernels, for reading the reference's timed blocks."""
-        log = kernel_log.current() if self.dev.type == "cuda" else None
-        if log is None:
-            yield
-            return
-        try:
-            torch.cuda.synchronize(self.dev)
-            log.take("none")
-        except kernel_log.KernelLogError:
-            yield
-            return
-        yield
-        try:
-            torch.cuda.synchronize(self.dev)
-            self.reference_kernels = frozenset(g.name for g in log.take("none"))
-        except kernel_log.KernelLogError:
-            self.reference_kernels = None
 
     def _load_failed(self, rec: dict[str, Any], e: LoadError) -> NoReturn:
         rec["error"] = e.message

@@ -188,6 +188,7 @@ class TrialData:
     inputs: list[Any]  # pristine; never given to a model
     reference: Any = None  # reference output for these inputs, None until computed
     has_reference: bool = False
+    finite: bool = True  # every floating point value of the reference output is finite
 
 
 def free_memory_budget(dev: torch.device, env: str, share: int, cap: int, cpu: int) -> int:

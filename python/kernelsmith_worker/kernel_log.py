@@ -21,7 +21,10 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    import torch
 
 from kernelsmith_worker.device_state import mapped_library
 from kernelsmith_worker.os_threads import evaluator_threads
@@ -188,6 +191,32 @@ def current() -> KernelLog | None:
 
 def why_not() -> str:
     return _why_not
+
+
+@contextlib.contextmanager
+def names_run(dev: "torch.device") -> Iterator[list[frozenset[str] | None]]:
+    """The names of the kernels the device ran inside the block, in got[0] after it (used
+    before any candidate code is imported, for what the reference runs); got[0] stays None
+    on a CPU device, without a log, or when reading the log failed."""
+    got: list[frozenset[str] | None] = [None]
+    log = _current if dev.type == "cuda" else None
+    if log is None:
+        yield got
+        return
+    import torch
+
+    try:
+        torch.cuda.synchronize(dev)
+        log.take("none")
+    except KernelLogError:
+        yield got
+        return
+    yield got
+    try:
+        torch.cuda.synchronize(dev)
+        got[0] = frozenset(g.name for g in log.take("none"))
+    except KernelLogError:
+        got[0] = None
 
 
 def _loaded_cupti() -> Path | None:

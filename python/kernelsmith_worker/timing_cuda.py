@@ -12,6 +12,7 @@ import torch
 
 from . import kernel_log, stats
 from .findings import Hacked
+from .phase_marks import Marks
 from .timed_account import BlockAccount, timed_sample_kernels
 from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F401
                             _sustained_blocks, _tensors)
@@ -398,7 +399,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
     calls0 = {name: (lambda f=fn: f(0)) for name, fn in fns.items()}  # slot 0, eager paths
     findings: list[dict] = []
     phases: dict[str, float] = {}
-    mark = _Marks(phases)
+    mark = Marks(phases)
     with api.device_ctx():
         main = api.current_stream()
         side = api.new_stream()
@@ -529,26 +530,8 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
     })
     rec["findings"] = findings + rec["findings"]
     mark("statistics")
-    rec["phases_s"] = {key: round(v, 6) for key, v in phases.items()}
+    rec["phases_s"] = mark.rounded()
     return rec
-
-
-class _Marks:
-    """Host seconds per phase of the CUDA timing stage, each ending where the device was
-    synchronized (so queued work is counted in the phase that queued it): mark(name) books
-    the time since the previous mark; skip() restarts the clock after phases booked
-    elsewhere."""
-
-    def __init__(self, phases: dict[str, float]) -> None:
-        self.phases, self.t = phases, _perf_counter()
-
-    def __call__(self, name: str) -> None:
-        now = _perf_counter()
-        self.phases[name] = self.phases.get(name, 0.0) + now - self.t
-        self.t = now
-
-    def skip(self) -> None:
-        self.t = _perf_counter()
 
 
 _FIGURE_KEYS = ("ref_us", "cand_us", "ref_cv", "cand_cv", "speedup", "speedup_ci95", "samples",

@@ -97,7 +97,7 @@ class Trials:
         data = self.pristine(trial)
         if not data.has_reference:
             try:
-                data.reference = self._run_reference(clone_args(data.inputs))
+                data.reference, data.finite = self._run_reference(clone_args(data.inputs))
             except BaseException as e:  # noqa: BLE001
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)}", errors.traceback_tail(e),
@@ -106,13 +106,15 @@ class Trials:
             self._cache.put(self._key(trial), data, self._budget)
         return data.reference
 
-    def _run_reference(self, args: list[Any]) -> Any:
-        """The reference's output for args, on the host."""
+    def _run_reference(self, args: list[Any]) -> tuple[Any, bool]:
+        """The reference's output for args, on the host, and whether it is finite (read on
+        the device: on the host a large output takes seconds to scan)."""
         with _no_grad():
             out = self._ref(*args)
+        fin = finite(out)
         if self._dev.type == "cuda":
             _synchronize(self._dev)
-        return map_tensors(out, lambda t: t.detach().to("cpu", copy=True))
+        return map_tensors(out, lambda t: t.detach().to("cpu", copy=True)), fin
 
     def stress(self, kind: str) -> TrialData | None:
         """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output
@@ -133,14 +135,15 @@ class Trials:
     def _stress_reference(self, inputs: list[Any]) -> Any:
         """The reference's output on stress inputs, or None when it raised or is not finite."""
         try:
-            out = self._run_reference(clone_args(inputs))
+            out, fin = self._run_reference(clone_args(inputs))
         except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
             if errors.is_cuda_poison(e):
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)} on stress inputs",
                                    errors.traceback_tail(e), True) from e
             return None
-        return out if finite(out) and finite(self._host_reference(0)) else None
+        self._host_reference(0)
+        return out if fin and self.pristine(0).finite else None
 
     def prepare(self, trials: int) -> None:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made

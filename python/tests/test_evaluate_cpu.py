@@ -21,6 +21,10 @@ def test_softmax_example_cpu_candidate_is_ok(worker_ctx):
     assert set(result) == RESULT_KEYS
     assert not poisoned
     assert events.log == ["stage:load", "stage:correctness", "stage:audit"]
+    load = result["stages"]["load"]["phases_s"]  # no timing: no fresh draws, no roofline
+    assert list(load) == ["reference_model", "trials", "import", "construct"]
+    assert all(v >= 0 for v in load.values())
+    assert sum(load.values()) <= result["stages"]["load"]["duration_s"] + 1e-3
     corr = result["stages"]["correctness"]
     assert corr["passed"] == corr["trials"] == 5 and corr["first_mismatch"] is None
     audit = result["stages"]["audit"]

@@ -110,6 +110,22 @@ def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan()
         assert bool(torch.isfinite(data.reference).all())
 
 
+def test_stress_trials_are_skipped_where_trial_0s_reference_is_not_finite():
+    import types
+    from kernelsmith_worker.inputs import InputCache
+    from kernelsmith_worker.trials import Trials
+
+    class OverflowModel(torch.nn.Module):
+        def forward(self, a):
+            return torch.exp(a * 1e4)  # inf on trial 0's values in [0, 1) (most of them)
+
+    problem = types.SimpleNamespace(sha256="o", path="exp.py",
+                                    get_inputs=lambda: [torch.rand(8, 32)])
+    trials = Trials(problem, OverflowModel(), 1, torch.device("cpu"), InputCache(), 1 << 20)
+    assert trials.stress("signed") is None
+    assert trials.pristine(0).finite is False  # read when the reference ran, kept with it
+
+
 def test_sparse_stress_keeps_a_sixteenth_and_small_tensors_dense():
     x = torch.rand(256, 256) + 0.1
     small = torch.rand(8, 8) + 0.1
