@@ -103,7 +103,7 @@ compare() {
 
 # 1. the small workloads: our evaluator, then the methods side by side
 for name in softmax_16x16384 relu_16x16384 layernorm_4096x1024 matmul_4096; do
-  eval_workload "$name" "$REPEAT" 60
+  eval_workload "$name" "$REPEAT" 75
 done
 EVAL_ONLY=${KS_BENCH_EVAL_ONLY:-0}
 [ "$EVAL_ONLY" = 1 ] || compare small 130 softmax_16x16384 relu_16x16384 layernorm_4096x1024 matmul_4096
