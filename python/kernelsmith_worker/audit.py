@@ -35,9 +35,13 @@ from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.opclass import OpCounter
 
 __all__ = ["AuditInputs", "OpCounter", "run_audit", "post_timing_finding",
-           "torch_compute_findings", "trial_findings", "event_findings"]
+           "torch_compute_findings", "trial_findings", "event_findings", "untimed_fork_findings"]
 
 _perf_counter_ns = time.perf_counter_ns
+# Work forward runs on a stream other than the current one: a warning here. It is timed only
+# where the timing stage captures forward in a CUDA graph, whose capture fails unless every
+# forked stream has joined back; timed any other way it is a reject (untimed_fork_findings).
+FORKED_STREAM = "forked_stream"
 LOW_SHARE = 0.5
 
 
@@ -257,8 +261,8 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         if prof.side_streams:
             shown = ", ".join(f"stream {s}: {', '.join(sorted(set(k))[:3])}"
                               for s, k in sorted(prof.side_streams.items()))
-            findings.append(finding("side_stream", "forward launched work on a stream other "
-                                    f"than the current one ({shown})", "reject"))
+            findings.append(finding(FORKED_STREAM, "forward launched work on a stream other "
+                                    f"than the current one ({shown})", "warn"))
     else:
         from kernelsmith_worker.gpu_profile import host_op_findings, host_ops_of
 
@@ -300,3 +304,14 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         "custom_device_share": None if share is None else round(share, 4),
     }
     return record, findings
+
+
+def untimed_fork_findings(findings: list[dict[str, Any]], method: str | None) -> list[dict]:
+    """A reject when forward ran work on another stream (the audit's FORKED_STREAM warning)
+    and the timing stage did not capture it in a CUDA graph: events on the timed stream see
+    only the work that joined back, and nothing but a capture proves that all of it did."""
+    if method == "cuda_graph" or not any(f.get("kind") == FORKED_STREAM for f in findings):
+        return []
+    return [finding("side_stream", "forward runs work on another stream and was timed "
+                    f"without a CUDA graph ({method}): only a capture proves that work joined "
+                    "back into the timed stream", "reject")]

@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 import torch
 
 from kernelsmith_worker import errors, kernel_log
-from kernelsmith_worker.audit import AuditInputs, event_findings, post_timing_finding, run_audit
+from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
+                                      run_audit, untimed_fork_findings)
 from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.case_runs import CaseRun, case_records
 from kernelsmith_worker.cases import CaseError, InputCase, combine, input_cases
@@ -412,6 +413,7 @@ class _Evaluation:
         timed = timed or {}
         self.findings.extend(timed_findings(timed.get("kernels"), own, int(timed.get("calls") or 1),
                                             per_call))
+        self.findings.extend(untimed_fork_findings(self.findings, rec.get("method")))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))

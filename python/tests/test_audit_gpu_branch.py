@@ -56,8 +56,19 @@ def test_side_stream_and_low_share(monkeypatch):
                          custom_names={"my_kernel"}, kernels=2, marker_stream=7,
                          side_streams={13: ["my_kernel(float*)"]})
     _, kinds = _audit(monkeypatch, prof)
-    assert kinds["side_stream"] == "reject"
+    assert kinds["forked_stream"] == "warn" and "side_stream" not in kinds
     assert kinds["low_custom_share"] == "warn"
+
+
+def test_forked_stream_is_allowed_only_when_timed_in_a_cuda_graph():
+    from kernelsmith_worker.audit import untimed_fork_findings
+
+    forked = [{"kind": "forked_stream", "detail": "", "severity": "warn"}]
+    assert untimed_fork_findings(forked, "cuda_graph") == []  # the capture proves the join
+    for method in ("cuda_events", None):  # eager timing, or no timing record
+        (f,) = untimed_fork_findings(forked, method)
+        assert f["kind"] == "side_stream" and f["severity"] == "reject"
+    assert untimed_fork_findings([], "cuda_events") == []
 
 
 def test_no_profiled_kernel_is_rejected(monkeypatch):
