@@ -24,8 +24,8 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
-from kernelsmith_worker.inputs import (free_memory_budget, generate_inputs, map_tensors, nbytes,
-                                       tensors_in)
+from kernelsmith_worker.inputs import (free_memory_budget, generate_inputs, host_copy,
+                                       map_tensors, nbytes, tensors_in)
 
 MAX_DRAWS = 16
 MIN_DRAWS = 2
@@ -72,7 +72,7 @@ def draw(get_inputs: Callable[[], Any], base: list[Any], dev: torch.device,
                 why = ("get_inputs() under a fresh seed returned other shapes, dtypes or "
                        "non-tensor arguments than trial 0's")
                 continue
-            draws.append(list(map_tensors(inputs, lambda t: t.detach().to("cpu", copy=True))))
+            draws.append(list(host_copy(inputs, per_request=True)))
             del inputs
     if len(draws) < MIN_DRAWS:
         return [], _finding(why or "no draw could be made")

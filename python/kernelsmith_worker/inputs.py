@@ -62,6 +62,42 @@ def device_copy(obj: Any, dev: torch.device) -> Any:
     return map_tensors(obj, lambda t: t.detach().to(dev, copy=True))
 
 
+def host_copy(obj: Any, per_request: bool = False) -> Any:
+    """A copy of obj's tensors in host memory. `per_request`: a copy freed when the request
+    ends (stress trials' reference outputs, fresh draws) is page-locked where the worker's
+    budget allows: torch keeps freed page-locked blocks for reuse, so the next request's copy
+    of the same size costs neither an allocation nor page faults (a 2 GiB copy to fresh
+    pageable memory takes ~1.5 s on an H100 host, to a reused page-locked block ~0.04 s, and
+    the copy back ~0.3 s against ~0.05 s). Long-lived copies stay in pageable memory."""
+    return map_tensors(obj, lambda t: _host_copy(t.detach(), per_request))
+
+
+def _host_copy(t: torch.Tensor, per_request: bool) -> torch.Tensor:
+    if per_request and t.device.type == "cuda" and _may_pin(t.numel() * t.element_size()):
+        try:
+            return torch.empty_like(t, device="cpu", pin_memory=True).copy_(t)
+        except RuntimeError:  # page-locked memory refused: the ordinary copy below
+            pass
+    return t.to("cpu", copy=True)
+
+
+def pinned_budget() -> int:
+    """Bytes of page-locked host memory a worker may hold at once: $KS_PINNED_HOST_BYTES,
+    else 1/16 of the host's memory (several workers share a host)."""
+    value = os.environ.get("KS_PINNED_HOST_BYTES")
+    if value:
+        return int(value)
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 16
+
+
+def _may_pin(n: int) -> bool:
+    try:
+        active = int(torch.cuda.host_memory_stats().get("active_bytes.current", 0))
+    except Exception:  # noqa: BLE001 - an older torch without the statistics
+        return False
+    return active + n <= pinned_budget()
+
+
 def scrub(obj: Any) -> None:
     """Zeroes obj's tensors in place: an evaluator copy (a reference output, say) that is no
     longer needed leaves nothing a later candidate call could read from freed memory."""

@@ -11,7 +11,8 @@ import torch
 
 from kernelsmith_worker import errors, fresh_draws
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
-                                       generate_inputs, map_tensors, poison_free_blocks)
+                                       generate_inputs, host_copy, map_tensors,
+                                       poison_free_blocks)
 from kernelsmith_worker.loader import Problem
 from kernelsmith_worker.stress import KINDS as STRESS_KINDS, finite, stress_inputs
 
@@ -106,15 +107,15 @@ class Trials:
             self._cache.put(self._key(trial), data, self._budget)
         return data.reference
 
-    def _run_reference(self, args: list[Any]) -> tuple[Any, bool]:
-        """The reference's output for args, on the host, and whether it is finite (read on
-        the device: on the host a large output takes seconds to scan)."""
+    def _run_reference(self, args: list[Any], per_request: bool = False) -> tuple[Any, bool]:
+        """The reference's output for args, on the host (inputs.host_copy), and whether it is
+        finite (read on the device: on the host a large output takes seconds to scan)."""
         with _no_grad():
             out = self._ref(*args)
         fin = finite(out)
         if self._dev.type == "cuda":
             _synchronize(self._dev)
-        return map_tensors(out, lambda t: t.detach().to("cpu", copy=True)), fin
+        return host_copy(out, per_request), fin
 
     def stress(self, kind: str) -> TrialData | None:
         """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output
@@ -135,7 +136,7 @@ class Trials:
     def _stress_reference(self, inputs: list[Any]) -> Any:
         """The reference's output on stress inputs, or None when it raised or is not finite."""
         try:
-            out, fin = self._run_reference(clone_args(inputs))
+            out, fin = self._run_reference(clone_args(inputs), per_request=True)
         except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
             if errors.is_cuda_poison(e):
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "

@@ -90,3 +90,23 @@ def test_inputs_larger_than_free_memory_are_refused_before_allocation():
 
     assert planned_input_bytes(masked) is None
     assert generate_inputs(masked, 0, torch.device("cpu"))[0].numel() == 0
+
+
+def test_host_copy_is_a_copy_and_pins_only_within_the_budget(monkeypatch):
+    import torch
+    from kernelsmith_worker import inputs
+
+    t = torch.arange(6.0).reshape(2, 3).t()  # a transposed view: strides are kept
+    (c,) = inputs.host_copy([t], per_request=True)  # a CPU tensor is never page-locked
+    assert torch.equal(c, t) and c.data_ptr() != t.data_ptr() and c.stride() == t.stride()
+    monkeypatch.setattr(torch.cuda, "host_memory_stats", lambda: {"active_bytes.current": 60})
+    monkeypatch.setenv("KS_PINNED_HOST_BYTES", "100")
+    assert inputs._may_pin(40) and not inputs._may_pin(41)
+    monkeypatch.delenv("KS_PINNED_HOST_BYTES")
+    assert inputs.pinned_budget() > 0  # 1/16 of the host's memory
+
+    def no_stats():
+        raise RuntimeError("no pinned allocator statistics")
+
+    monkeypatch.setattr(torch.cuda, "host_memory_stats", no_stats)
+    assert not inputs._may_pin(1)
