@@ -6,6 +6,11 @@ of the speedup, and the mean seconds spent timing.
 
     python3 bench/eval_timing/config_sweep.py relu_16x16384 --reps 10 \
         --variant base --variant replay_target_s=3e-3 --variant sample_budget_s=1.0
+
+--rotating times as an evaluation does: input slots refreshed from fresh get_inputs() draws
+before every sample (timed_inputs.RotatingInputs, timed checks always agreeing), so the
+checked and the steady figures both exist; each row then also gives the candidate's block
+medians in the order they ran (`blocks`), and how often the reported figure was the steady one.
 """
 
 from __future__ import annotations
@@ -39,11 +44,22 @@ def parse_variant(text: str) -> TimingConfig:
     return dataclasses.replace(cfg, **changes)
 
 
+def rotating(problem, inputs):
+    """Input slots as an evaluation times them (fresh draws of get_inputs())."""
+    from kernelsmith_worker.fresh_draws import draw, draw_budget
+    from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
+
+    dev = torch.device("cuda")
+    draws, _ = draw(problem.get_inputs, inputs, dev, draw_budget(dev))
+    return RotatingInputs(inputs, dev, pool_budget(dev), lambda c, r: True, draws=draws or None)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("workload")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--variant", action="append", default=[])
+    ap.add_argument("--rotating", action="store_true")
     args = ap.parse_args()
     wl = HERE / "workloads" / args.workload
     problem, cand = load(wl / "problem.py", "ks_problem"), load(wl / "candidate.py", "ks_cand")
@@ -56,19 +72,30 @@ def main() -> int:
     rows = []
     for variant in args.variant or ["base"]:
         cfg = parse_variant(variant)
-        cand_us, speedup, secs = [], [], []
+        cand_us, speedup, secs, blocks, steady = [], [], [], [], 0
         for rep in range(args.reps):
             a = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
             b = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
             t0 = time.perf_counter()
-            rec = time_pair(lambda: ref_model(*a), lambda: cand_model(*b), device="cuda",
-                            seed=rep, config=cfg)
+            if args.rotating:
+                rot = rotating(problem, inputs)
+                rec = time_pair(lambda j: ref_model(*rot.ref_args(j)),
+                                lambda j: cand_model(*rot.args(j)), device="cuda", seed=rep,
+                                config=cfg, inputs=rot)
+            else:
+                rec = time_pair(lambda: ref_model(*a), lambda: cand_model(*b), device="cuda",
+                                seed=rep, config=cfg)
             secs.append(time.perf_counter() - t0)
             cand_us.append(rec["cand_us"])
             speedup.append(rec["speedup"])
-        row = {"variant": variant, "cand_cv_pct": 100 * statistics.stdev(cand_us) / statistics.fmean(cand_us),
+            blocks.append([round(b["median_us"], 1) for b in rec.get("blocks", [])
+                           if b["fn"] == "cand"])
+            steady += rec.get("reported") == "steady"
+        row = {"variant": variant,
+               "cand_cv_pct": 100 * statistics.stdev(cand_us) / statistics.fmean(cand_us),
                "speedup_cv_pct": 100 * statistics.stdev(speedup) / statistics.fmean(speedup),
-               "mean_speedup": statistics.fmean(speedup), "timing_s": statistics.fmean(secs)}
+               "mean_speedup": statistics.fmean(speedup), "timing_s": statistics.fmean(secs),
+               "reported_steady": steady, "blocks": blocks}
         rows.append(row)
         print(json.dumps(row), flush=True)
     return 0
