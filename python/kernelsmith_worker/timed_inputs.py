@@ -28,9 +28,14 @@ one (an expanded tensor) is timed contiguous.
 trial. The timing stage times both models on such values too: a kernel that probes its
 input and takes an approximation only when the values look like get_inputs()' distribution
 (all in [0, 1), say) runs its exact path there, and when the candidate slows down on signed
-values much more than the reference does, the signed figure is the one reported. A timed
-check is skipped where the reference's output is not finite (a signed sample through log
-or sqrt).
+values much more than the reference does, the signed figure is the one reported.
+
+A timed check's reference is computed on private copies of the values the last refresh
+wrote. A non-finite reference never skips a check: on the problem's own distribution, where
+the trials' reference was finite, it is a mismatch (NaN in the inputs came from someone
+writing them); elsewhere (a signed sample through log or sqrt) the candidate must have the
+same NaN and infinities at the same places and agree on the rest. Non-finite values in the
+copies of an input whose draws were all finite are tampering (`tampered()`).
 """
 
 from __future__ import annotations
@@ -66,16 +71,23 @@ class RotatingInputs:
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
                  agree: Callable[[object, object], bool],
                  consistent: Callable[[object, object], bool] | None = None,
-                 draws: list[list[Any]] | None = None) -> None:
+                 draws: list[list[Any]] | None = None, finite_reference: bool = False) -> None:
         """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
         ref)`: also required on samples of the problem's own distribution (not the signed
         ones), e.g. no less precise than the candidate was in the correctness trials;
         `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
-        bases are picked from, or None (trial 0's values are every slot's base)."""
+        bases are picked from, or None (trial 0's values are every slot's base);
+        `finite_reference`: the reference's output on the problem's own inputs was finite in
+        the trials (a non-finite one on such a timed sample is then a mismatch)."""
         self._base = base
+        self._finite_reference = finite_reference
         # per base tensor: its values in every draw ([D, ...] on dev), or trial 0's ([1, ...])
         self._stacks = fresh_draws.stacks(draws, base, dev) if draws else \
             {id(t): t.unsqueeze(0) for t in tensors_in(base)}
+        # float inputs whose every draw is finite: a non-finite value in their slots or in the
+        # timed check's copies was written by someone else
+        self._finite_inputs = {key for key, st in self._stacks.items()
+                               if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
         self._pick = random.SystemRandom()
         self._dev = dev
@@ -166,7 +178,10 @@ class RotatingInputs:
         for t, layout in self._layout:
             if _layout_of(t) != layout:
                 return "a timed input tensor was re-seated or re-strided in place"
-        for _, pool, slots, _ in self._pools:  # a fixed tensor's pool rows are its values
+        for base, pool, slots, _ in self._pools:  # a fixed tensor's pool rows are its values
+            if id(base) in self._finite_inputs and not bool(torch.isfinite(pool).all()):
+                return ("the evaluator's copy of a timed input holds non-finite values that "
+                        "no draw had: its memory was written by the candidate")
             for j, slot in enumerate(slots):
                 if not bitwise_equal(slot, pool[j]):  # bytes: a NaN input equals itself
                     return "a timed input's values were written by the candidate"
@@ -208,13 +223,35 @@ class RotatingInputs:
             torch._foreach_copy_(slots, rows)
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
-        """The comparison; True (not checkable) where the reference itself is not finite
-        (a signed sample through log or sqrt, say)."""
+        """The comparison. Where the reference's output is not finite: on the problem's own
+        distribution, when the trials' was, a mismatch (its inputs were written); else (a
+        signed sample through log or sqrt, say) the candidate must have the same non-finite
+        values at the same places and agree on the rest."""
         if not finite(ref_out):
-            return True
+            if not self._signed and self._finite_reference:
+                return False
+            return _agree_where_finite(cand_out, ref_out, self._agree)
         if not self._agree(cand_out, ref_out):
             return False
         return self._signed or self._consistent is None or self._consistent(cand_out, ref_out)
+
+
+def _agree_where_finite(cand: object, ref: object,
+                        agree: Callable[[object, object], bool]) -> bool:
+    """cand against a reference with non-finite values: the same NaN and infinities at the
+    same places (a garbage output cannot hide behind them), `agree` on the finite rest."""
+    if isinstance(ref, (list, tuple)):
+        return isinstance(cand, (list, tuple)) and len(cand) == len(ref) and all(
+            _agree_where_finite(c, r, agree) for c, r in zip(cand, ref, strict=True))
+    if not isinstance(ref, torch.Tensor) or not ref.is_floating_point():
+        return agree(cand, ref)
+    if not isinstance(cand, torch.Tensor) or cand.shape != ref.shape or cand.dtype != ref.dtype:
+        return False
+    nan, inf = torch.isnan(ref), torch.isinf(ref)
+    if not torch.equal(torch.isnan(cand), nan) or not torch.equal(cand[inf], ref[inf]):
+        return False
+    ok = ~(nan | inf)
+    return not bool(ok.any()) or agree(cand[ok], ref[ok])
 
 
 def _laid_out_like(t: torch.Tensor, values: torch.Tensor) -> torch.Tensor:

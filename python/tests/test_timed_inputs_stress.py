@@ -68,10 +68,43 @@ def test_signed_refreshes_draw_element_signs():
     assert 50 < int((x < 0).sum()) < 206 and torch.equal(x.abs() > 0, base > 0)
 
 
-def test_a_timed_check_is_skipped_where_the_reference_is_not_finite():
-    rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20, lambda c, r: False)
-    assert rot.agree(torch.zeros(4), torch.tensor([float("nan"), 0, 0, 0]))
+def test_a_non_finite_reference_needs_the_same_non_finite_values_and_agreement_elsewhere():
+    def close(c, r):
+        return bool(torch.allclose(c, r))
+
+    nan, inf = float("nan"), float("inf")
+    rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20, close)
+    ref = torch.tensor([nan, inf, 1.0, 2.0])
+    assert rot.agree(torch.tensor([nan, inf, 1.0, 2.0]), ref)
+    assert not rot.agree(torch.zeros(4), ref)  # garbage behind the NaN: no longer skipped
+    assert not rot.agree(torch.tensor([nan, -inf, 1.0, 2.0]), ref)  # another infinity
+    assert not rot.agree(torch.tensor([nan, inf, 1.0, 9.0]), ref)  # the finite rest differs
+    assert rot.agree(torch.full((4,), nan), torch.full((4,), nan))
     assert not rot.agree(torch.zeros(4), torch.ones(4))
+
+
+def test_a_non_finite_reference_on_the_problems_own_distribution_is_a_mismatch():
+    # the trials' reference was finite: a NaN reference on an unsigned timed sample means its
+    # inputs were written (NaN put into the evaluator's copies); on a signed one it may be
+    # the function's own domain (log, sqrt) and is compared as above
+    rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20, lambda c, r: True,
+                         finite_reference=True)
+    rot.use(1)
+    rot.refresh()
+    ref = torch.tensor([float("nan"), 0, 0, 0])
+    assert not rot.agree(ref.clone(), ref)
+    rot.refresh(signed=True)
+    assert rot.agree(ref.clone(), ref)
+
+
+def test_non_finite_values_written_into_the_check_copies_are_tampering():
+    rot = RotatingInputs([torch.rand(8)], torch.device("cpu"), 1 << 20, lambda c, r: True)
+    rot.use(2)
+    rot.refresh()
+    assert rot.tampered() is None
+    rot._pools[0][1][1][3] = float("nan")  # the pool row call 1's check reads, and its slot
+    rot.args(1)[0][3] = float("nan")
+    assert "non-finite" in rot.tampered()
 
 
 def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
