@@ -55,6 +55,7 @@ from kernelsmith_worker.stress import finite
 
 _rand = torch.rand
 JITTER = 0.25  # per-element factor in [0.75, 1.25): no two refreshes share a value pattern
+CHECK_CHUNK = 256 << 20  # bytes of slots gathered at once to compare them with the pool
 
 
 def pool_budget(dev: torch.device) -> int:
@@ -182,9 +183,8 @@ class RotatingInputs:
             if id(base) in self._finite_inputs and not bool(torch.isfinite(pool).all()):
                 return ("the evaluator's copy of a timed input holds non-finite values that "
                         "no draw had: its memory was written by the candidate")
-            for j, slot in enumerate(slots):
-                if not bitwise_equal(slot, pool[j]):  # bytes: a NaN input equals itself
-                    return "a timed input's values were written by the candidate"
+            if not _slots_equal(slots, pool):  # bytes: a NaN input equals itself
+                return "a timed input's values were written by the candidate"
         return None
 
     def refresh(self, signed: bool = False) -> None:
@@ -234,6 +234,17 @@ class RotatingInputs:
         if not self._agree(cand_out, ref_out):
             return False
         return self._signed or self._consistent is None or self._consistent(cand_out, ref_out)
+
+
+def _slots_equal(slots: list[torch.Tensor], pool: torch.Tensor) -> bool:
+    """Every slot holds its pool row's bytes (values in logical order, whatever the slot's
+    strides). The slots are gathered into contiguous chunks of about CHECK_CHUNK bytes and
+    compared chunk by chunk: one comparison a chunk, not one a slot (a sample of a tiny
+    kernel reads up to a thousand slots)."""
+    per = max(pool[0].numel() * pool.element_size(), 1) if len(pool) else 1
+    step = max(1, CHECK_CHUNK // per)
+    return all(bitwise_equal(torch.stack(slots[i:i + step]), pool[i:i + step])
+               for i in range(0, len(slots), step))
 
 
 def _agree_where_finite(cand: object, ref: object,

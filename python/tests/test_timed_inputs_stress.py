@@ -263,3 +263,17 @@ def test_slots_keep_the_problems_strides_where_they_describe_dense_memory():
             q_ref, e_ref = rot.ref_args(j)
         assert q_ref.stride() == qkv.stride() and torch.equal(q_ref, q)
     assert rot.tampered() is None
+
+
+def test_a_write_into_any_slot_is_found_whatever_the_chunking(monkeypatch):
+    from kernelsmith_worker import timed_inputs
+
+    for chunk in (1, 64, timed_inputs.CHECK_CHUNK):  # one slot a chunk, a few, all at once
+        monkeypatch.setattr(timed_inputs, "CHECK_CHUNK", chunk)
+        rot = RotatingInputs([torch.rand(6, 4).t()], torch.device("cpu"), 1 << 20,
+                             lambda c, r: True)  # transposed: slots keep the strides
+        rot.use(5)
+        rot.refresh()
+        assert rot.tampered() is None
+        rot.args(3)[0][1, 2] += 1
+        assert "written" in rot.tampered()
