@@ -357,7 +357,7 @@ class _Evaluation:
                              lambda cand, ref: close_normwise(cand, ref, tol)[0],
                              None if self.baseline_model is not None else
                              lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
-                             draws=trials.fresh, finite_reference=trials.pristine(0).finite)
+                             draws=trials.fresh)
         self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:

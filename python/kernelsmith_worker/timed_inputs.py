@@ -10,14 +10,19 @@ and per refresh from the OS's entropy, or trial 0's values where fewer than two 
 be made. So zeros, infinities, masks, offsets and integer values change between samples as
 the problem's own distribution lets them (a memo keyed on them would have to hold D
 patterns; docs/evaluation.md). On top, floating point tensors are the base's values times a
-fresh random scale in [0.5, 2) (one per slot) times a fresh per-element factor in
-[0.75, 1.25), all drawn on the device from a generator seeded from os.urandom. A scale alone
+fresh random scale in [0.5, 1) (one per slot) times a fresh per-element factor in
+[0.75, 1), all drawn on the device from a generator seeded from os.urandom. A scale alone
 would let a memo keyed on ratios of input values serve rescaled answers; the per-element
-factor gives every refresh a pattern no earlier one had. Both keep the base's zeros.
-Cost: a few memory-bound passes over the slots per sample, outside the timed region.
-Integer tensors of two or more dimensions are redrawn within trial 0's [min, max]; 1-D
-integer tensors that are not sorted (labels, indices, lengths) are the base's values in a
-fresh random order; sorted ones (offsets) and booleans (masks) are the base's values.
+factor gives every refresh a pattern no earlier one had. Both keep the base's zeros and
+signs and only shrink magnitudes, so values stay inside any domain that holds the base's
+and contains zero or lies on one side of it (probabilities, targets in [0, 1], the
+argument of a logit or a log): a refresh that grew them would feed the reference values it
+refuses. Cost: a few memory-bound passes over the slots per sample, outside the timed region.
+Integer tensors of two or more dimensions take every element from the base's own values at
+random positions (token ids, targets with an ignore index keep only values the problem
+produced); 1-D integer tensors that are not sorted (labels, indices, lengths) are the base's
+values in a fresh random order; sorted ones (offsets) and booleans (masks) are the base's
+values.
 Each slot is its own allocation, placed in random order with random gaps: a call's input
 does not locate the others (no batching of a whole sample in its first call). An input the
 problem hands over with other strides (a transposed view, the layout a projection leaves)
@@ -54,7 +59,7 @@ from kernelsmith_worker.inputs import free_memory_budget, map_tensors, nbytes, t
 from kernelsmith_worker.stress import finite
 
 _rand = torch.rand
-JITTER = 0.25  # per-element factor in [0.75, 1.25): no two refreshes share a value pattern
+JITTER = 0.25  # per-element factor in [0.75, 1): no two refreshes share a value pattern
 CHECK_CHUNK = 256 << 20  # bytes of slots gathered at once to compare them with the pool
 
 
@@ -72,16 +77,13 @@ class RotatingInputs:
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
                  agree: Callable[[object, object], bool],
                  consistent: Callable[[object, object], bool] | None = None,
-                 draws: list[list[Any]] | None = None, finite_reference: bool = False) -> None:
+                 draws: list[list[Any]] | None = None) -> None:
         """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
         ref)`: also required on samples of the problem's own distribution (not the signed
         ones), e.g. no less precise than the candidate was in the correctness trials;
         `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
-        bases are picked from, or None (trial 0's values are every slot's base);
-        `finite_reference`: the reference's output on the problem's own inputs was finite in
-        the trials (a non-finite one on such a timed sample is then a mismatch)."""
+        bases are picked from, or None (trial 0's values are every slot's base)."""
         self._base = base
-        self._finite_reference = finite_reference
         # per base tensor: its values in every draw ([D, ...] on dev), or trial 0's ([1, ...])
         self._stacks = fresh_draws.stacks(draws, base, dev) if draws else \
             {id(t): t.unsqueeze(0) for t in tensors_in(base)}
@@ -106,7 +108,6 @@ class RotatingInputs:
         self._check_rows: dict[int, torch.Tensor] | None = None  # while a check's reference runs
         self._layout: list[tuple[torch.Tensor, tuple]] = []  # candidate slot, its layout
         self._spacers: list[torch.Tensor] = []
-        self._int_range: dict[int, tuple[int, int]] = {}
 
     def use(self, k: int) -> int:
         per = max(nbytes(self._base), 1)
@@ -130,8 +131,6 @@ class RotatingInputs:
                                                  device=t.device))
             slots[id(t)] = [x for x in own if x is not None]
             self._pools.append((t, pool, slots[id(t)], _refresh_kind(t)))
-            if _refresh_kind(t) == "int":
-                self._int_range[id(t)] = (int(t.min()), int(t.max()))
         for j in range(want):
             self._ref_args.append(list(map_tensors(self._base,
                                                    lambda t, j=j: slots[id(t)][j])))
@@ -192,15 +191,15 @@ class RotatingInputs:
         if not self.slots:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
-        scale = scale * 1.5 + 0.5
+        scale = scale * 0.5 + 0.5
         pick = [self._pick.randrange(max(self.draws, 1)) for _ in range(self.slots)]
         for base, pool, slots, kind in self._pools:
             stack = self._stacks[id(base)]
             rows, bases = list(pool.unbind(0)), [stack[i] for i in pick]
             if kind == "float":
-                # pool = base * scale_j * (1 + JITTER * u), u uniform in [-1, 1); in a signed
-                # sample each element's sign is also drawn at random
-                pool.uniform_(1 - JITTER, 1 + JITTER, generator=self._gen)
+                # pool = base * scale_j * f, f uniform in [1 - JITTER, 1); in a signed sample
+                # each element's sign is also drawn at random
+                pool.uniform_(1 - JITTER, 1, generator=self._gen)
                 if signed:
                     sign = torch.empty_like(pool).bernoulli_(0.5, generator=self._gen)
                     pool.mul_(sign.mul_(2).sub_(1))
@@ -208,8 +207,11 @@ class RotatingInputs:
                 pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
                 torch._foreach_mul_(rows, bases)
             elif kind == "int":
-                lo, hi = self._int_range[id(base)]
-                pool.random_(lo, hi + 1, generator=self._gen)
+                # each element: the value at a random position of its slot's base
+                flat, n = pool.view(self.slots, -1), base.numel()
+                at = torch.randint(0, n, flat.shape, generator=self._gen, device=self._dev)
+                flat.copy_(torch.stack(bases).view(self.slots, -1).gather(1, at))
+                del at
             elif kind == "perm":
                 # each slot: its base's values in a fresh random order (same multiset and sum)
                 torch._foreach_copy_(rows, bases)
@@ -223,13 +225,10 @@ class RotatingInputs:
             torch._foreach_copy_(slots, rows)
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
-        """The comparison. Where the reference's output is not finite: on the problem's own
-        distribution, when the trials' was, a mismatch (its inputs were written); else (a
-        signed sample through log or sqrt, say) the candidate must have the same non-finite
-        values at the same places and agree on the rest."""
+        """The comparison. Where the reference's output is not finite (a signed sample
+        through log or sqrt, say) the candidate must have the same non-finite values at the
+        same places and agree on the rest."""
         if not finite(ref_out):
-            if not self._signed and self._finite_reference:
-                return False
             return _agree_where_finite(cand_out, ref_out, self._agree)
         if not self._agree(cand_out, ref_out):
             return False
@@ -297,7 +296,7 @@ def _layout_of(t: torch.Tensor) -> tuple:
 
 def _refresh_kind(t: torch.Tensor) -> str:
     """float: rescaled and jittered; int: integer tensors of two or more dimensions (token
-    ids, values) redrawn uniformly within their own [min, max]; perm: 1-D integer tensors
+    ids, targets) resampled from their base's own values; perm: 1-D integer tensors
     that are not sorted (labels, indices, lengths) in a fresh random order, which keeps
     their values and sum; fixed: the rest (sorted 1-D integer tensors such as offsets,
     booleans such as masks) keep their base's values."""

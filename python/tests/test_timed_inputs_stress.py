@@ -83,18 +83,22 @@ def test_a_non_finite_reference_needs_the_same_non_finite_values_and_agreement_e
     assert not rot.agree(torch.zeros(4), torch.ones(4))
 
 
-def test_a_non_finite_reference_on_the_problems_own_distribution_is_a_mismatch():
-    # the trials' reference was finite: a NaN reference on an unsigned timed sample means its
-    # inputs were written (NaN put into the evaluator's copies); on a signed one it may be
-    # the function's own domain (log, sqrt) and is compared as above
-    rot = RotatingInputs([torch.rand(4)], torch.device("cpu"), 1 << 20, lambda c, r: True,
-                         finite_reference=True)
-    rot.use(1)
-    rot.refresh()
-    ref = torch.tensor([float("nan"), 0, 0, 0])
-    assert not rot.agree(ref.clone(), ref)
-    rot.refresh(signed=True)
-    assert rot.agree(ref.clone(), ref)
+def test_refreshed_values_stay_inside_the_bases_domain():
+    # probabilities stay in [0, 1) (a logit or a binary cross-entropy refuses others), signs
+    # are kept; 2-D integer targets take only values the problem produced (an ignore index
+    # of -100 beside class ids in [0, 7) must not become -23)
+    p = torch.rand(64, 32) * 0.999
+    targets = torch.randint(0, 7, (16, 8))
+    targets[::3] = -100
+    rot = RotatingInputs([p, targets], torch.device("cpu"), 1 << 24, lambda c, r: True)
+    rot.use(4)
+    for _ in range(5):
+        rot.refresh()
+        for j in range(4):
+            x, t = rot.args(j)
+            assert bool((x >= 0).all()) and bool((x < 1).all())
+            assert set(t.unique().tolist()) <= set(targets.unique().tolist())
+    assert any(not torch.equal(rot.args(j)[1], targets) for j in range(4))
 
 
 def test_non_finite_values_written_into_the_check_copies_are_tampering():
