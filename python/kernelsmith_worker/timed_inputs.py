@@ -92,6 +92,11 @@ class RotatingInputs:
         self._finite_inputs = {key for key, st in self._stacks.items()
                                if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
+        # the draws as drawn (host memory): one of them is compared with its device copy at
+        # every tampered(), so a candidate that rewrites the bases to choose the timed
+        # inputs (ids that slow the reference, say) is found
+        self._host = {id(t): [list(tensors_in(d))[i] for d in draws]
+                      for i, t in enumerate(tensors_in(base))} if draws else {}
         self._pick = random.SystemRandom()
         self._dev = dev
         self._budget = budget
@@ -178,6 +183,12 @@ class RotatingInputs:
         for t, layout in self._layout:
             if _layout_of(t) != layout:
                 return "a timed input tensor was re-seated or re-strided in place"
+        if self.draws:
+            d = self._pick.randrange(self.draws)
+            for key, drawn in self._host.items():
+                if not bitwise_equal(self._stacks[key][d], drawn[d].to(self._dev)):
+                    return ("the evaluator's fresh draws the timed inputs are made from were "
+                            "written by the candidate")
         for base, pool, slots, _ in self._pools:  # a fixed tensor's pool rows are its values
             if id(base) in self._finite_inputs and not bool(torch.isfinite(pool).all()):
                 return ("the evaluator's copy of a timed input holds non-finite values that "

@@ -281,3 +281,14 @@ def test_a_write_into_any_slot_is_found_whatever_the_chunking(monkeypatch):
         assert rot.tampered() is None
         rot.args(3)[0][1, 2] += 1
         assert "written" in rot.tampered()
+
+
+def test_fresh_draws_written_on_the_device_are_tampering():
+    draws = [[torch.rand(8)] for _ in range(3)]
+    rot = RotatingInputs([torch.rand(8)], torch.device("cpu"), 1 << 20, lambda c, r: True,
+                         draws=draws)
+    rot.use(2)
+    rot.refresh()
+    assert rot.tampered() is None
+    next(iter(rot._stacks.values())).fill_(0.5)  # every draw rewritten: any check finds it
+    assert "fresh draws" in rot.tampered()
