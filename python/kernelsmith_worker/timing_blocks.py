@@ -159,6 +159,17 @@ def _heat(api: CudaApi, runner: Any, name: str, cycle_s: float, min_s: float, ma
             return units, elapsed, cycle_s
 
 
+def heat_bounds(cfg: TimingConfig, replay_s: dict[str, float], runner: Any
+                ) -> tuple[float, float]:
+    """(least, most) seconds of a heat: long where a call of either function is long (the
+    reference's call time, which the candidate does not choose, counts), short where both
+    are launch-bound (a power-limited clock needs a long call to be reached at all)."""
+    per_call = max(replay_s.values()) / max(getattr(runner, "calls_per_sample", 1), 1)
+    if per_call >= cfg.heat_long_call_s:
+        return cfg.heat_min_s, cfg.heat_s
+    return cfg.heat_short_min_s, cfg.heat_short_s
+
+
 class _Sustained:
     """One run of the sustained blocks (see _sustained_blocks)."""
 
@@ -168,6 +179,7 @@ class _Sustained:
         self.api, self.runner, self.inputs, self.fns = api, runner, inputs, fns
         self.cfg, self.check, self.acct = cfg, check, account
         self.cycle = dict(replay_s)  # seconds a sample takes, refined by each heat
+        self.heat_min, self.heat_max = heat_bounds(cfg, replay_s, runner)
         self.prev: str | None = None  # the function of the previous block
         self.units = 0  # samples run (heat included) since the account opened
         self.plan: set[tuple[int, int]] = set()  # (segment, candidate sample) pairs checked
@@ -204,7 +216,7 @@ class _Sustained:
         """A heat of `name` (_heat, with new input values before every sample); refines
         self.cycle[name] (refresh + flush + replay). Returns the samples run."""
         units, elapsed, self.cycle[name] = _heat(
-            self.api, self.runner, name, self.cycle[name], self.cfg.heat_min_s, self.cfg.heat_s,
+            self.api, self.runner, name, self.cycle[name], self.heat_min, self.heat_max,
             self.cfg, lambda: self.inputs.refresh(signed))
         self.out["heats"] += 1
         self.out["heat_s"] += elapsed
@@ -346,7 +358,7 @@ def _steady_blocks(api: CudaApi, runner: Any, replay_s: dict[str, float],
         # at least steady_heat_s, then until its windows agree (a power-limited kernel's clock
         # falls 30-150 ms into a back-to-back run), at most heat_s
         heat, _, t = _heat(api, runner, name, max(replay_s[name], 1e-9), cfg.steady_heat_s,
-                           max(cfg.heat_s, cfg.steady_heat_s), cfg)
+                           max(heat_bounds(cfg, replay_s, runner)[1], cfg.steady_heat_s), cfg)
         cap = min(cfg.block_max_samples, max(cfg.block_min_samples, int(cfg.seq_max_s / 4 / t)))
         n = min(max(math.ceil(cfg.steady_s / t), cfg.steady_min_samples), cap)
         times: list[float] = []

@@ -86,8 +86,16 @@ class TimingConfig:
     # lowers the clock of a power-hungry kernel 30-150 ms after it starts (H100: tensor-core
     # GEMMs from ~1950 to ~1400 MHz), so short samples interleaved with a cooler reference
     # time it at a clock no program that runs it continuously gets.
-    heat_s: float = 0.25  # a function runs alone, untimed, at most this long before its block
-    heat_min_s: float = 0.15  # ... and at least this long, then until its windows are stable
+    heat_s: float = 0.6  # a function runs alone, untimed, at most this long before its block
+    heat_min_s: float = 0.4  # ... and at least this long, then until its windows are stable,
+    #                          where a call of either function takes heat_long_call_s or more:
+    #                          on a 4096^3 matmul a 0.15 s heat left the candidate's first
+    #                          block after a reference block one clock step slow (1.1 %,
+    #                          blocks bimodal, speedup CV 0.5-0.9 %; 0.1 % with 0.4 s)
+    heat_long_call_s: float = 1e-4
+    heat_short_min_s: float = 0.05  # launch-bound calls: as precise with 0.05 s as with 0.15 s
+    #                                 on softmax/relu 16x16384, 25-40 % less timing time
+    heat_short_s: float = 0.25  # ... and at most this long
     block_s: float = 0.05  # each block of the first round (ref, cand, cand, ref), at the
     #                        full cost of a sample: input refresh, L2 flush, replay
     block_min_samples: int = 8

@@ -533,3 +533,19 @@ def test_fake_cuda_a_raising_check_stops_timing():
     with pytest.raises(Hacked):
         timing.time_pair(Kernel(dev, 40), Kernel(dev, 20), device=torch.device("cuda"),
                          seed=0, config=FAST, cuda_api=dev, check=check)
+
+
+def test_heats_are_long_where_either_functions_call_is_long():
+    from types import SimpleNamespace
+
+    from kernelsmith_worker.timing_blocks import heat_bounds
+
+    cfg = TimingConfig()
+    runner = SimpleNamespace(calls_per_sample=2)
+    # a 1.3 ms reference call: long heats whatever the candidate's calls take
+    assert heat_bounds(cfg, {"ref": 2.6e-3, "cand": 1e-5}, runner) == (cfg.heat_min_s,
+                                                                        cfg.heat_s)
+    tiny = SimpleNamespace(calls_per_sample=640)  # 640 launch-bound calls a sample
+    assert heat_bounds(cfg, {"ref": 3e-3, "cand": 2e-3}, tiny) == (cfg.heat_short_min_s,
+                                                                    cfg.heat_short_s)
+    assert cfg.heat_short_min_s < cfg.heat_min_s and cfg.heat_short_s < cfg.heat_s
