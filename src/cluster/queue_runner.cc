@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <random>
 
 #include "cluster/queue_protocol.h"
+#include "core/entropy.h"
 #include "eval/protocol.h"
 
 namespace ks {
@@ -18,26 +18,24 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string RandomHex() {
-  std::random_device rd;
-  return fmt::format("{:08x}{:08x}", rd(), rd());
-}
-
 bool Serves(const nlohmann::json& worker, const std::string& device) {
   return device.empty() || worker.value("device_kind", "") == device;
 }
 
 }  // namespace
 
-QueueRunner::QueueRunner(RedisOptions options)
+QueueRunner::QueueRunner(RedisOptions options, const std::string& producer)
     : options_(std::move(options)),
       stream_(StreamKey(options_.url.device)),
-      reply_key_(ReplyKey(RandomHex())) {
+      reply_key_(ReplyKey(producer)) {
   options_.cancel = &cancel_;
 }
 
 Result<std::unique_ptr<QueueRunner>> QueueRunner::Create(RedisOptions redis) {
-  std::unique_ptr<QueueRunner> q(new QueueRunner(std::move(redis)));
+  // This client's reply list: a name no other client of the server draws.
+  Result<std::string> producer = RandomHex(8);
+  if (!producer.ok()) return producer.status();
+  std::unique_ptr<QueueRunner> q(new QueueRunner(std::move(redis), *producer));
   Result<std::unique_ptr<RedisClient>> a = RedisClient::Connect(q->options_);
   if (!a.ok()) return a.status();
   Result<std::unique_ptr<RedisClient>> b = RedisClient::Connect(q->options_);

@@ -55,7 +55,7 @@ class QueueRunner : public Runner {
     std::string entry_id;  // stream entry of the last XADD
     std::vector<Callback> callbacks;
   };
-  explicit QueueRunner(RedisOptions options);
+  QueueRunner(RedisOptions options, const std::string& producer);
   Status Enqueue(const std::string& id);  // under submit_mu_
   void Deliver(const std::string& id, EvalResult result);
   void FetchAndDeliver(const std::string& id, RedisClient* client);

@@ -20,6 +20,21 @@ if ! wheel=$(scripts/build-wheel | tail -1); then
 fi
 ok "build-wheel $(basename "$wheel")"
 check wheel-is-manylinux 0 'manylinux' -- echo "$wheel"
+# The glibc the wheel asks for is no newer than docs/packaging.md's tag says (its heading
+# "manylinux tag: `manylinux_2_N_x86_64`"): a newer symbol in the binary or a copied library
+# fails here. Of several tags in the name, the oldest glibc counts (pip takes any).
+documented=$(grep -oE '^### manylinux tag: `manylinux_2_[0-9]+_x86_64`' docs/packaging.md |
+  grep -oE '[0-9]+_x86_64' | cut -d_ -f1)
+built=$(basename "$wheel" | grep -oE 'manylinux_2_[0-9]+_x86_64' | cut -d_ -f3 | sort -n | head -1)
+if [ -z "$documented" ] || [ -z "$built" ]; then
+  fail "wheel-tag: no manylinux_2_N tag (documented: '$documented', wheel: $(basename "$wheel"))"
+elif [ "$built" -gt "$documented" ]; then
+  python3 -m auditwheel show "$wheel" >"$tmp/show" 2>&1
+  fail "wheel-tag: $(basename "$wheel") needs glibc 2.$built, docs/packaging.md says 2.$documented" \
+    "$tmp/show"
+else
+  ok "wheel-tag manylinux_2_${built}_x86_64 (documented: manylinux_2_${documented}_x86_64)"
+fi
 
 python3 -m venv --system-site-packages "$tmp/venv"
 # From a copy outside the checkout (pip records where the wheel came from). --no-index: torch,
