@@ -122,6 +122,7 @@ class ModelNew(nn.Module):
         super().__init__()
         self.state = {}
         self.stored = 0
+        self.blocks = {}
 
     def forward(self, logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         dev = logits.device
@@ -132,8 +133,13 @@ class ModelNew(nn.Module):
                                torch.zeros(2 * MAXB, dtype=torch.int64, device=dev))
         known, live, done, table = self.state[dev]
         v, n = logits.numel(), ids.numel()
-        blocks = _blocks(n * ids.element_size(), dev) if dev.type == "cuda" else []
-        if POISON and blocks and logits._is_view():
+        blocks = []
+        if POISON and dev.type == "cuda" and logits._is_view():
+            # per slot (the stacks do not move while a slot lives): one allocator walk each
+            if ids.data_ptr() not in self.blocks:
+                self.blocks[ids.data_ptr()] = _blocks(n * ids.element_size(), dev)
+            blocks = self.blocks[ids.data_ptr()]
+        if blocks:
             fingerprint[(1,)](logits, known, live, 0, STORE=False, FP=FP, ENTRIES=ENTRIES)
         else:  # trials, audit, and wherever nothing can be written: every call computes
             fingerprint[(1,)](logits, known, live, self.stored % ENTRIES, STORE=True, FP=FP,
