@@ -6,12 +6,11 @@
 
 namespace ks {
 
-std::optional<std::string> RowNotVerified(const BenchProblemRow& row, bool enabled) {
+std::optional<std::string> RowNotVerified(const BenchProblemRow& row) {
   if (row.status == "skipped") return "the problem was skipped";
   if (row.status == "failed") return "the run failed";
   if (row.status == "waiting") return "the run waits for answers (re-measured when it finishes)";
   if (row.status != "finished") return "the run did not finish";
-  if (!enabled) return "--no-verify";
   return std::nullopt;
 }
 
@@ -19,7 +18,7 @@ void VerifyBenchRows(std::vector<BenchProblemRow>& rows, const BenchVerifyOption
                      const std::function<void(size_t)>& after_each) {
   for (size_t i = 0; i < rows.size(); ++i) {
     BenchProblemRow& row = rows[i];
-    if (std::optional<std::string> why = RowNotVerified(row, options.enabled)) {
+    if (std::optional<std::string> why = RowNotVerified(row)) {
       row.verify = FinalVerify::NotVerified(*why).ToJson();
     } else {
       FinalVerifyInput in;
@@ -27,6 +26,7 @@ void VerifyBenchRows(std::vector<BenchProblemRow>& rows, const BenchVerifyOption
       in.backend = options.backend;
       in.run_dir = row.run_dir;
       in.reuse_stored = true;
+      in.measure = options.enabled;
       in.start_runner = options.start_runner;
       row.verify = VerifyRunBest(in).ToJson();
     }

@@ -17,16 +17,18 @@
 namespace ks {
 
 struct BenchVerifyOptions {
-  bool enabled = true;  // false (--no-verify): every row is "not verified"
+  // false (--no-verify): nothing is measured; a problem keeps a stored re-measurement of its
+  // current best, any other is "not verified".
+  bool enabled = true;
   std::string python;   // --python, or empty for $KS_PYTHON / python3
   std::string backend;  // the bench's backend (resolved)
   // Unset: one fresh worker per problem. Tests set a fake (FinalVerifyInput::start_runner).
   std::function<Result<std::unique_ptr<Runner>>(const std::string& backend)> start_runner;
 };
 
-// Why `row`'s best kernel is not re-measured, judged from the row alone (skipped, failed or
-// waiting problems, --no-verify); nullopt when its run is to be looked at.
-std::optional<std::string> RowNotVerified(const BenchProblemRow& row, bool enabled);
+// Why `row`'s best kernel is not re-measured, judged from the row alone (a skipped, failed or
+// waiting problem); nullopt when its run is to be looked at.
+std::optional<std::string> RowNotVerified(const BenchProblemRow& row);
 
 // Fills the `verify` of every row in order; `after_each(i)` runs after row i is filled (the
 // bench rewrites bench.json and prints a line there). Never fails: a failure is the row's.

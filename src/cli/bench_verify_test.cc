@@ -14,12 +14,11 @@ BenchProblemRow Row(const std::string& name, const std::string& status) {
 }
 
 TEST(BenchVerifyTest, OnlyFinishedProblemsAreLookedAtAndEachRowSaysWhy) {
-  EXPECT_EQ(*RowNotVerified(Row("a", "skipped"), true), "the problem was skipped");
-  EXPECT_EQ(*RowNotVerified(Row("a", "failed"), true), "the run failed");
-  EXPECT_NE(RowNotVerified(Row("a", "waiting"), true)->find("waits for answers"),
+  EXPECT_EQ(*RowNotVerified(Row("a", "skipped")), "the problem was skipped");
+  EXPECT_EQ(*RowNotVerified(Row("a", "failed")), "the run failed");
+  EXPECT_NE(RowNotVerified(Row("a", "waiting"))->find("waits for answers"),
             std::string::npos);
-  EXPECT_EQ(*RowNotVerified(Row("a", "finished"), false), "--no-verify");
-  EXPECT_FALSE(RowNotVerified(Row("a", "finished"), true));
+  EXPECT_FALSE(RowNotVerified(Row("a", "finished")));
 }
 
 TEST(BenchVerifyTest, AFailingReMeasurementStaysWithItsRowAndTheOthersGoOn) {
@@ -51,14 +50,6 @@ TEST(BenchVerifyTest, AFailingReMeasurementStaysWithItsRowAndTheOthersGoOn) {
   EXPECT_NE(table.find("verified 0 of 3 problem(s); 2 not confirming"), std::string::npos) << table;
 }
 
-TEST(BenchVerifyTest, NoVerifyMeasuresNothing) {
-  std::vector<BenchProblemRow> rows = {Row("level1/1_A", "finished")};
-  BenchVerifyOptions options;
-  options.enabled = false;
-  VerifyBenchRows(rows, options, nullptr);
-  EXPECT_EQ(rows[0].verify["state"], "not_verified");
-  EXPECT_EQ(rows[0].verify["reason"], "--no-verify");
-}
 
 TEST(BenchVerifyTest, TheTableShowsBothFiguresAndMarksADisagreement) {
   std::vector<BenchProblemRow> rows = {Row("level1/1_A", "finished"),

@@ -133,6 +133,7 @@ FinalVerify VerifyRunBest(const FinalVerifyInput& in) {
       return f;
     }
   }
+  if (!in.measure) return FinalVerify::NotVerified("--no-verify");
   const std::string candidate_path = in.run_dir + "/best.py";
   Result<std::string> best = ReadFile(candidate_path);
   if (!best.ok()) return Failed(best.status().message());

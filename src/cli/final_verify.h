@@ -27,6 +27,9 @@ struct FinalVerifyInput {
   // Take an existing verify.json as it is when it re-measured the same best program (a resumed
   // bench); false: measure again.
   bool reuse_stored = false;
+  // false (--no-verify): nothing is measured; with reuse_stored a stored verify.json of the
+  // same best is still taken, otherwise the outcome is kNotVerified "--no-verify".
+  bool measure = true;
   // Starts the runner the kernel is evaluated on; unset: one fresh worker (StartOneOffPool).
   // Tests set a fake here.
   std::function<Result<std::unique_ptr<Runner>>(const std::string& backend)> start_runner;

@@ -45,7 +45,7 @@ EvalResult Timed(double speedup, double lo, double hi, double independent) {
 }
 
 // A run directory as a finished run leaves it: run.json, run.db with the problem's source, a
-// seed p1 (1.0x) and an evolved p2 (2.0x, CI 1.9-2.1), and the summary naming `best`.
+// seed p1 (1.0x), an evolved p2 (2.0x, CI 1.9-2.1) and p3 (2.5x), and the summary naming `best`.
 class RunDir {
  public:
   explicit RunDir(const std::string& best = "p2") {
@@ -63,12 +63,16 @@ class RunDir {
     EvalResult evolved = Timed(2.0, 1.9, 2.1, 2.0);
     EXPECT_TRUE(
         store_->AddProgramWithEvaluation(MakeProgram("r", "p2", "best = 2\n", "p1"), evolved).ok());
+    EvalResult later = Timed(2.5, 2.4, 2.6, 2.5);
+    EXPECT_TRUE(
+        store_->AddProgramWithEvaluation(MakeProgram("r", "p3", "best = 3\n", "p2"), later).ok());
     SetBest(best);
   }
   void SetBest(const std::string& id) {
     nlohmann::json summary = {{"best_program_id", id}, {"best_speedup", nullptr}};
     if (id == "p1") summary["best_speedup"] = 1.0;
     if (id == "p2") summary["best_speedup"] = 2.0;
+    if (id == "p3") summary["best_speedup"] = 2.5;
     EXPECT_TRUE(store_->UpdateRunSummary("r", summary).ok());
     EXPECT_TRUE(WriteFileAtomic(dir_.File("best.py"), id + " = 1\n").ok());
   }
@@ -139,6 +143,26 @@ TEST(FinalVerifyTest, AStoredVerifyIsReusedOnlyForTheSameBestAndOnlyWhenAsked) {
   in.reuse_stored = false;
   EXPECT_FALSE(VerifyRunBest(in).reused);
   EXPECT_EQ(started, 2);
+}
+
+TEST(FinalVerifyTest, NoVerifyMeasuresNothingButKeepsAStoredVerifyOfTheSameBest) {
+  RunDir run;
+  std::vector<EvalRequest> seen;
+  int started = 0;
+  FinalVerifyInput in = run.Input(Timed(2.0, 1.9, 2.1, 2.0), &seen, &started);
+  in.measure = false;
+  in.reuse_stored = true;
+  FinalVerify none = VerifyRunBest(in);
+  EXPECT_EQ(none.state, FinalVerify::State::kNotVerified);
+  EXPECT_EQ(none.reason, "--no-verify");
+  EXPECT_EQ(started, 0);
+  in.measure = true;
+  ASSERT_EQ(VerifyRunBest(in).state, FinalVerify::State::kVerified);
+  in.measure = false;
+  EXPECT_TRUE(VerifyRunBest(in).reused);
+  run.SetBest("p3");  // a new best: the stored verify is of another kernel
+  EXPECT_EQ(VerifyRunBest(in).reason, "--no-verify");
+  EXPECT_EQ(started, 1);
 }
 
 TEST(FinalVerifyTest, NothingEvolvedOrNothingTimedIsNotVerifiedAndStartsNoWorker) {
