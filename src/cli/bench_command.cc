@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <ctime>
@@ -320,7 +321,16 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
     waiting += r.waiting_answers;
   }
   fmt::print("\n{}", FormatMetricsTable(ComputeBenchMetrics(outcomes)));
-  fmt::print("\n{}", FormatVerifyTable(rows));
+  bool any_verify = std::any_of(rows.begin(), rows.end(), [](const BenchProblemRow& r) {
+    return r.verify.value("state", std::string()) != "not_verified";
+  });
+  if (b.no_verify && !any_verify) {
+    fmt::print("\nbest kernels not re-measured (--no-verify; `kernelsmith verify {}/problems/"
+               "<level>/<stem>` re-measures one)\n",
+               run_dir);
+  } else {
+    fmt::print("\n{}", FormatVerifyTable(rows));
+  }
   if (LlmUsage usage = BenchUsage(rows); usage.calls > 0) {
     fmt::print("{}\n", FormatUsage(usage, prices));
   }

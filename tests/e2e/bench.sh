@@ -120,6 +120,8 @@ before=$(sqlite3 "$db" "select count(*) from evaluations")
 # The seed file is gone meanwhile: the run goes on with the seed stored in its run.db.
 mv "$suite/level1/1_ColSum.cpu.py" "$tmp/seed.orig"
 check bench-resume-killed 0 '1_ColSum: finished, best' -- "$KS" bench $suite --resume --run-dir "$tmp/k"
+cp "$tmp/out" "$tmp/killed.out"
+check bench-no-verify-says-so 0 '^best kernels not re-measured \(--no-verify' -- cat "$tmp/killed.out"
 mv "$tmp/seed.orig" "$suite/level1/1_ColSum.cpu.py"
 check bench-resume-rounds 0 '"rounds_done": 5' -- cat "$tmp/k/problems/level1/1_ColSum/summary.json"
 after=$(sqlite3 "$db" "select count(*) from evaluations")
