@@ -1,7 +1,5 @@
 #include "cli/final_verify.h"
 
-#include <fmt/format.h>
-
 #include <filesystem>
 
 #include "cli/evolve_setup.h"
