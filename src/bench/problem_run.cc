@@ -94,7 +94,8 @@ nlohmann::json BenchProblemRow::ToJson() const {
           {"best_path", summary.value("best_path", nlohmann::json(nullptr))},
           {"series", outcome.best_by_round},
           {"best_pct_of_floor", Optional(outcome.best_pct_of_floor)},
-          {"ref_pct_of_floor", Optional(outcome.ref_pct_of_floor)}};
+          {"ref_pct_of_floor", Optional(outcome.ref_pct_of_floor)},
+          {"verify", verify}};
 }
 
 Status CollectProblemOutcome(const std::string& problem_dir, const std::string& run_id, int rounds,

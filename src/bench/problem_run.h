@@ -29,6 +29,9 @@ struct BenchProblemRow {
   bool reused = false;    // a finished run found on resume, not rerun
   nlohmann::json summary = nlohmann::json::object();  // the engine's summary
   int rounds_to_best = -1;  // first round whose best equals the final best; -1: none
+  // The best kernel re-measured at the bench's end (cli/final_verify.h FinalVerify::ToJson);
+  // null until then. Shown beside the figures; the metrics never use it.
+  nlohmann::json verify = nullptr;
 
   nlohmann::json ToJson() const;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <ctime>
@@ -16,6 +17,7 @@
 #include "bench/problem_run.h"
 #include "bench/suite.h"
 #include "cli/backend_choice.h"
+#include "cli/bench_verify.h"
 #include "cli/eval_runner_setup.h"
 #include "cli/evolve_setup.h"
 #include "cli/python_choice.h"
@@ -26,6 +28,7 @@
 #include "engine/proposer_factory.h"
 #include "llm/llm_client.h"
 #include "usage/llm_usage.h"
+#include "verify/verify_cells.h"
 
 namespace ks {
 namespace {
@@ -136,6 +139,11 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchCommandOptions& o) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   AddRunFlags(cmd, o.run, o.config_path);
+  cmd->add_flag("--no-verify", o.no_verify,
+                "Do not re-measure the problems' best kernels at the end (by default each is "
+                "evaluated again in a fresh worker and timed by an independent method too, as "
+                "`evolve` does; the outcome goes to the problem's verify.json and bench.json)")
+      ->envname("KS_NO_VERIFY");
   return cmd;
 }
 
@@ -283,6 +291,27 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
   for (std::thread& t : threads) t.join();
   setup->runner->Shutdown();
 
+  // Every problem has run: re-measure the best kernels one at a time on an idle machine.
+  BenchVerifyOptions verify_options;
+  verify_options.enabled = !b.no_verify;
+  verify_options.python = o.python;
+  verify_options.backend = o.backend;
+  VerifyBenchRows(rows, verify_options, [&](size_t i) {
+    const BenchProblemRow& r = rows[i];
+    const std::string state = r.verify.value("state", std::string());
+    if (state != "not_verified") {  // the table below gives the others' reasons
+      VerifyCells c = DescribeVerify(r.verify);
+      fmt::print("[verify {}/{}] {}: {}{}\n", i + 1, rows.size(), r.outcome.name,
+                 c.remeasured == "-" ? c.verdict : c.remeasured + ", " + c.verdict,
+                 r.verify.value("reused", false) ? " (verified earlier)" : "");
+      std::fflush(stdout);
+    }
+    Status s =
+        WriteFileAtomic(run_dir + "/bench.json",
+                        BenchJson(b.suite_dir, protocol, prices, device, rows).dump(2) + "\n");
+    if (!s.ok()) fmt::print(stderr, "kernelsmith bench: {}\n", s.message());
+  });
+
   std::vector<ProblemOutcome> outcomes;
   bool failed = false;
   int waiting = 0;
@@ -292,6 +321,16 @@ int RunBenchCommand(const BenchCommandOptions& flags, const CLI::App& cmd) {
     waiting += r.waiting_answers;
   }
   fmt::print("\n{}", FormatMetricsTable(ComputeBenchMetrics(outcomes)));
+  bool any_verify = std::any_of(rows.begin(), rows.end(), [](const BenchProblemRow& r) {
+    return r.verify.value("state", std::string()) != "not_verified";
+  });
+  if (b.no_verify && !any_verify) {
+    fmt::print("\nbest kernels not re-measured (--no-verify; `kernelsmith verify {}/problems/"
+               "<level>/<stem>` re-measures one)\n",
+               run_dir);
+  } else {
+    fmt::print("\n{}", FormatVerifyTable(rows));
+  }
   if (LlmUsage usage = BenchUsage(rows); usage.calls > 0) {
     fmt::print("{}\n", FormatUsage(usage, prices));
   }

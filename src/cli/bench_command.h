@@ -19,6 +19,7 @@ struct BenchCommandOptions {
   bool resume = false;
   std::string config_path;  // YAML or JSON file; flags win over its keys
   int llm_in_flight = 8;    // LLM requests on the wire, over all problems
+  bool no_verify = false;   // skip re-measuring each problem's best kernel at the end
   RunOptions run;           // each problem's run: the flags evolve and bench share
 };
 

@@ -161,22 +161,26 @@ int RunEvolveCommand(const EvolveCommandOptions& flags, const CLI::App& cmd) {
       return kExitFound;
     }
     std::fflush(stdout);
-    FinalVerifyInput in{o.python,
-                        o.backend,
-                        run->problem.path,  // the stored problem on resume
-                        run->problem.source,
-                        e.run_dir,
-                        s["best_program_id"].get<std::string>(),
-                        s["best_speedup"].get<double>()};
-    Result<VerifyOutcome> v = VerifyRunBest(in);
-    if (!v.ok()) {
-      fmt::print(stderr,
-                 "kernelsmith evolve: re-measuring the best kernel failed: {} (the run is "
-                 "stored; try `kernelsmith verify {}`)\n",
-                 v.status().message(), e.run_dir);
-    } else {
-      fmt::print("re-measured in a fresh worker ({}/verify.json):\n{}", e.run_dir,
-                 FormatVerify(*v));
+    FinalVerifyInput in;
+    in.python = o.python;
+    in.backend = o.backend;
+    in.run_dir = e.run_dir;
+    FinalVerify v = VerifyRunBest(in);
+    switch (v.state) {
+      case FinalVerify::State::kVerified:
+        fmt::print("re-measured in a fresh worker ({}/verify.json):\n{}", e.run_dir,
+                   FormatVerify(*v.outcome));
+        break;
+      case FinalVerify::State::kNotVerified:
+        fmt::print("not re-measured: {} (`kernelsmith verify {}` re-measures it anyway)\n",
+                   v.reason, e.run_dir);
+        break;
+      case FinalVerify::State::kFailed:
+        fmt::print(stderr,
+                   "kernelsmith evolve: re-measuring the best kernel failed: {} (the run is "
+                   "stored; try `kernelsmith verify {}`)\n",
+                   v.reason, e.run_dir);
+        break;
     }
     return kExitFound;
   }

@@ -7,6 +7,7 @@
 #include "report/diff.h"
 #include "report/html.h"
 #include "report/roofline_svg.h"
+#include "verify/verify_cells.h"
 
 namespace ks {
 namespace {
@@ -88,15 +89,27 @@ std::string Curves(const ReportData& d) {
 
 std::string ProblemTable(const ReportData& d) {
   std::vector<std::vector<std::string>> rows;
+  bool flagged = false;
   for (const ProblemReport& p : d.problems) {
+    VerifyCells v = p.verify ? DescribeVerify(*p.verify) : VerifyCells{"-", "-", "", "-", false};
+    flagged = flagged || v.flagged;
     rows.push_back({p.name, p.status + (p.reason.empty() ? "" : ": " + p.reason),
-                    FormatNumber(p.seed_speedup), FormatNumber(p.best_speedup),
+                    FormatNumber(p.seed_speedup), FormatNumber(p.best_speedup), v.remeasured,
+                    v.independent + (v.method.empty() ? "" : " (" + v.method + ")"),
+                    v.flagged ? "\u2717 " + v.verdict : v.verdict,
                     p.rounds_to_best >= 0 ? std::to_string(p.rounds_to_best) : "-",
                     StatusCounts(p.candidates_by_status)});
   }
-  return "<h2>Problems</h2>\n" + HtmlTable({"problem", "status", "seed speedup", "best speedup",
-                                            "rounds to best", "candidates by status"},
-                                           rows);
+  std::string note =
+      "<p class=\"muted\">Verified speedup: the best kernel evaluated again in a fresh worker "
+      "at the end (95% CI), beside an independent steady-state method (range of its repeats). "
+      "The metrics use the best speedup the run recorded." +
+      std::string(flagged ? " \u2717 marks a re-measurement that does not confirm it." : "") +
+      "</p>\n";
+  return "<h2>Problems</h2>\n" + note +
+         HtmlTable({"problem", "status", "seed speedup", "best speedup", "verified speedup",
+                    "independent", "verify", "rounds to best", "candidates by status"},
+                   rows);
 }
 
 // The best kernel re-measured in a fresh worker (verify.json): both figures and the verdict.
@@ -150,7 +163,9 @@ std::string Kernels(const ReportData& d) {
     out += fmt::format("<h3>{}</h3>\n<p>{} ({}x) against {}</p>\n", HtmlEscape(p.name),
                        HtmlEscape(p.best_label), HtmlEscape(FormatNumber(p.best_speedup)),
                        HtmlEscape(p.base_label.empty() ? "nothing" : p.base_label));
-    if (p.verify) out += VerifyLine(*p.verify);
+    if (p.verify && p.verify->value("state", std::string("verified")) == "verified") {
+      out += VerifyLine(*p.verify);
+    }
     out += CasesTable(p.best_cases);
     out += DiffHtml(LineDiff(p.base_code, p.best_code));
     if (!p.problem_source.empty()) {

@@ -176,6 +176,7 @@ void LoadBench(const json& bench, ReportData& data) {
     if (row.contains("series") && row["series"].is_array()) {
       for (const json& v : row["series"]) p.series.push_back(v.is_number() ? v.get<double>() : 0);
     }
+    if (row.contains("verify") && row["verify"].is_object()) p.verify = row["verify"];
     std::string dir = data.run_dir + "/problems/" + p.name;
     if (!fs::exists(dir + "/run.db")) dir = row.value("run_dir", "");
     if (!dir.empty() && fs::exists(dir + "/run.db")) {

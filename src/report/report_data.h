@@ -36,7 +36,8 @@ struct ProblemReport {
   std::string problem_source;
   std::string problem_sha256;
   LlmUsage llm;
-  // verify.json of the run: the best kernel re-measured at the end (absent: not verified)
+  // The best kernel re-measured at the end: a bench row's `verify` (its "state" says whether
+  // it was), or a single run's verify.json (no state: re-measured); absent: never looked at.
   std::optional<nlohmann::json> verify;
   // The roofline of the best kernel's evaluation (else the seed's), and the times it plots.
   std::optional<Roofline> roofline;

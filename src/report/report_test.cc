@@ -146,5 +146,41 @@ TEST(ReportHtmlTest, ShowsTheReMeasuredBestAndWhetherItAgrees) {
             std::string::npos);
 }
 
+TEST(ReportHtmlTest, TheProblemTableShowsTheVerifiedSpeedupAndMarksWhereItDoesNotConfirm) {
+  ReportData d;
+  d.is_bench = true;
+  ProblemReport a;
+  a.name = "level1/1_A";
+  a.status = "finished";
+  a.best_speedup = 2.0;
+  a.best_code = "y = 1\n";
+  a.verify = nlohmann::json{{"state", "verified"},
+                            {"status", "ok"},
+                            {"speedup", 1.5},
+                            {"speedup_ci95", {1.45, 1.55}},
+                            {"independent_speedup", 1.5},
+                            {"independent_range", {1.48, 1.52}},
+                            {"independent_method", "wall_clock_loop"},
+                            {"agree", true},
+                            {"recorded_speedup", 2.0},
+                            {"recorded_within", false}};
+  ProblemReport b;
+  b.name = "level1/2_B";
+  b.status = "finished";
+  b.best_code = "z = 1\n";
+  b.verify = nlohmann::json{{"state", "not_verified"}, {"reason", "the best kernel is the seed"}};
+  d.problems = {a, b};
+  std::string html = BuildReportHtml(d);
+  EXPECT_NE(html.find("<th>verified speedup</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>1.500x [1.450, 1.550]</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>1.500x [1.480, 1.520] (wall_clock_loop)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>\u2717 NOT REPRODUCED: the run&#39;s 2.000x"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>not verified: the best kernel is the seed</td>"), std::string::npos);
+  // under the kernels: the re-measurement of the first only
+  EXPECT_NE(html.find("Re-measured in a fresh worker: evaluator 1.500x"), std::string::npos);
+  EXPECT_EQ(html.find("Re-measured in a fresh worker: ?"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ks

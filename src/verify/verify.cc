@@ -19,6 +19,12 @@ std::optional<double> Number(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+bool FiguresAgree(double a, std::optional<double> a_lo, std::optional<double> a_hi, double b,
+                  std::optional<double> b_lo, std::optional<double> b_hi) {
+  if (a_lo && a_hi && b_lo && b_hi) return *b_lo <= *a_hi && *a_lo <= *b_hi;
+  return std::abs(b / a - 1) <= kAgreeWithoutIntervals;
+}
+
 VerifyOutcome VerifyFromResult(EvalResult result) {
   VerifyOutcome v;
   v.result = std::move(result);
@@ -51,12 +57,8 @@ VerifyOutcome VerifyFromResult(EvalResult result) {
   if (!v.result.speedup) return v;
   double ours = *v.result.speedup;
   v.difference = *v.independent / ours - 1;
-  if (v.result.speedup_ci_lo && v.result.speedup_ci_hi && v.independent_lo && v.independent_hi) {
-    v.agree = *v.independent_lo <= *v.result.speedup_ci_hi &&
-              *v.result.speedup_ci_lo <= *v.independent_hi;
-  } else {
-    v.agree = std::abs(v.difference) <= kAgreeWithoutIntervals;
-  }
+  v.agree = FiguresAgree(ours, v.result.speedup_ci_lo, v.result.speedup_ci_hi, *v.independent,
+                         v.independent_lo, v.independent_hi);
   return v;
 }
 

@@ -27,6 +27,12 @@ struct VerifyOutcome {
   nlohmann::json ToJson() const;
 };
 
+// Whether two speedup figures agree: their intervals overlap, or, when either has none, they
+// are within 2 % of each other. Used for the evaluator against the independent method, and for a
+// run's recorded figure against its re-measurement.
+bool FiguresAgree(double a, std::optional<double> a_lo, std::optional<double> a_hi, double b,
+                  std::optional<double> b_lo, std::optional<double> b_hi);
+
 // Reads the independent figures out of an evaluation made with `independent_timing`.
 VerifyOutcome VerifyFromResult(EvalResult result);
 

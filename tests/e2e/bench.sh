@@ -15,9 +15,15 @@ fast="--backend cpu --trials 2 --islands 1 --parallel-proposals 2"
 source tests/e2e/lib.sh
 
 # 1. A bench of 2 rounds, both problems at once: the table, bench.json with the named metrics.
+# Its best kernels are re-measured at the end (the only bench here that does it: lib.sh sets
+# KS_NO_VERIFY).
 check bench-run 0 '^overall +2 +1 +100\.0%' -- \
-  "$KS" bench $suite --rounds 2 --concurrency 2 $fast --run-dir "$tmp/b"
+  env -u KS_NO_VERIFY "$KS" bench $suite --rounds 2 --concurrency 2 $fast --run-dir "$tmp/b"
 cp "$tmp/out" "$tmp/bench.out"
+check bench-verify-line 0 '^\[verify 1/2\] level1/1_ColSum: [0-9.]+x \[' -- cat "$tmp/bench.out"
+check bench-verify-table 0 '^  level1/2_ColSumNoSeed .*not verified: the problem was skipped' -- \
+  cat "$tmp/bench.out"
+check bench-verify-count 0 '^verified 1 of 2 problem' -- cat "$tmp/bench.out"
 check bench-table 0 '^level1 +2 +1 ' -- cat "$tmp/bench.out"
 check bench-skipped 0 '2_ColSumNoSeed: skipped: no seed kernel' -- cat "$tmp/bench.out"
 check bench-json 0 '^ok$' -- python3 - "$tmp/b/bench.json" <<'PY'
@@ -34,23 +40,66 @@ assert rows["level1/1_ColSum"]["status"] == "finished", rows
 assert rows["level1/1_ColSum"]["best_speedup"] > 0
 assert rows["level1/2_ColSumNoSeed"]["status"] == "skipped"
 assert b["series"]["overall"] == b["overall"]["series"]
+# the re-measurement sits beside the run's figure; the metrics keep the run's
+v = rows["level1/1_ColSum"]["verify"]
+summary = json.load(open(rows["level1/1_ColSum"]["run_dir"] + "/summary.json"))
+assert v["state"] == "verified" and v["status"] == "ok", v
+assert v["program_id"] == summary["best_program_id"], (v, summary)
+assert v["recorded_speedup"] == rows["level1/1_ColSum"]["best_speedup"], v
+lo, hi = v["speedup_ci95"]
+assert lo <= v["speedup"] <= hi, v
+ilo, ihi = v["independent_range"]
+assert ilo <= v["independent_speedup"] <= ihi and v["independent_method"], v
+assert isinstance(v["agree"], bool) and isinstance(v["recorded_within"], bool), v
+assert v["reused"] is False, v
+assert abs(b["overall"]["geomean_speedup"] - rows["level1/1_ColSum"]["best_speedup"]) < 1e-9
+skipped = rows["level1/2_ColSumNoSeed"]["verify"]
+assert skipped["state"] == "not_verified" and skipped["reason"] == "the problem was skipped", skipped
 print("ok")
 PY
 check bench-problem-dir 0 'best.py' -- ls "$tmp/b/problems/level1/1_ColSum"
+check bench-problem-verify-json 0 '^verify.json$' -- ls "$tmp/b/problems/level1/1_ColSum"
+"$KS" report "$tmp/b" -o "$tmp/b.html" >/dev/null 2>&1
+check bench-report-verified 0 '^ok$' -- python3 - "$tmp/b/bench.json" "$tmp/b.html" <<'PY'
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["problems"]}
+html = open(sys.argv[2]).read()
+v = rows["level1/1_ColSum"]["verify"]
+assert "<th>verified speedup</th>" in html
+cell = "<td>%.3fx [%.3f, %.3f]</td>" % (v["speedup"], *v["speedup_ci95"])
+assert cell in html, cell
+assert "not verified: the problem was skipped" in html
+print("ok")
+PY
 
 # Usage errors.
 check bench-dir-taken 2 'already holds a bench' -- "$KS" bench $suite $fast --run-dir "$tmp/b"
 check bench-bad-levels 2 'not a level number' -- "$KS" bench $suite --levels 1,x --run-dir "$tmp/x"
 check bench-no-match 2 'no problem matches' -- "$KS" bench $suite --levels 3 --run-dir "$tmp/x"
 
-# 2. Resume: a finished problem is not rerun.
+# 2. Resume: a finished problem is not rerun, nor its best re-measured again.
+cp "$tmp/b/problems/level1/1_ColSum/verify.json" "$tmp/verify.before"
 check bench-resume-finished 0 '1_ColSum: finished, best .*finished earlier' -- \
-  "$KS" bench $suite --resume --run-dir "$tmp/b"
+  env -u KS_NO_VERIFY "$KS" bench $suite --resume --run-dir "$tmp/b"
+cp "$tmp/out" "$tmp/resume.out"
+check bench-resume-verified-earlier 0 '^\[verify 1/2\] level1/1_ColSum: .*\(verified earlier\)$' -- \
+  cat "$tmp/resume.out"
+check bench-resume-verify-kept 0 '^ok$' -- python3 - "$tmp/b" "$tmp/verify.before" <<'PY'
+import json, sys
+run, before = sys.argv[1], json.load(open(sys.argv[2]))
+assert json.load(open(run + "/problems/level1/1_ColSum/verify.json")) == before, "re-measured"
+v = {r["name"]: r for r in json.load(open(run + "/bench.json"))["problems"]}["level1/1_ColSum"]
+v = v["verify"]
+assert v["reused"] is True and v["speedup"] == before["speedup"], (v, before)
+print("ok")
+PY
 # A suite file changed since: the run keeps its stored problem and bench says so.
 cp "$suite/level1/1_ColSum.py" "$tmp/colsum.orig"
 echo "# edited" >>"$suite/level1/1_ColSum.py"
 check bench-resume-changed-problem-warns 0 'warning: .*1_ColSum.py differs from the problem' -- \
   "$KS" bench $suite --resume --run-dir "$tmp/b"
+# (with --no-verify, through KS_NO_VERIFY: the stored re-measurement stays in bench.json)
+check bench-no-verify-keeps-stored 0 '"state": "verified"' -- cat "$tmp/b/bench.json"
 cp "$tmp/colsum.orig" "$suite/level1/1_ColSum.py"
 # ... and it runs the problems it was started with: other filters are refused.
 check bench-resume-filters 2 "started with ''; leave --levels out" -- \
@@ -71,6 +120,8 @@ before=$(sqlite3 "$db" "select count(*) from evaluations")
 # The seed file is gone meanwhile: the run goes on with the seed stored in its run.db.
 mv "$suite/level1/1_ColSum.cpu.py" "$tmp/seed.orig"
 check bench-resume-killed 0 '1_ColSum: finished, best' -- "$KS" bench $suite --resume --run-dir "$tmp/k"
+cp "$tmp/out" "$tmp/killed.out"
+check bench-no-verify-says-so 0 '^best kernels not re-measured \(--no-verify' -- cat "$tmp/killed.out"
 mv "$tmp/seed.orig" "$suite/level1/1_ColSum.cpu.py"
 check bench-resume-rounds 0 '"rounds_done": 5' -- cat "$tmp/k/problems/level1/1_ColSum/summary.json"
 after=$(sqlite3 "$db" "select count(*) from evaluations")
