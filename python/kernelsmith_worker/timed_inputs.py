@@ -36,11 +36,11 @@ input and takes an approximation only when the values look like get_inputs()' di
 values much more than the reference does, the signed figure is the one reported.
 
 A timed check's reference is computed on private copies of the values the last refresh
-wrote. A non-finite reference never skips a check: on the problem's own distribution, where
-the trials' reference was finite, it is a mismatch (NaN in the inputs came from someone
-writing them); elsewhere (a signed sample through log or sqrt) the candidate must have the
-same NaN and infinities at the same places and agree on the rest. Non-finite values in the
-copies of an input whose draws were all finite are tampering (`tampered()`).
+wrote. A non-finite reference never skips a check: the candidate must have the same NaN and
+infinities at the same places (a -inf masked row, a signed sample through log or sqrt) and
+agree on the rest. Non-finite values in the copies of an input whose draws were all finite,
+and fresh draws whose device copy no longer holds what was drawn, are tampering
+(`tampered()`).
 """
 
 from __future__ import annotations
