@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/json_fields.h"
+
 namespace ks {
 namespace {
 
@@ -19,12 +21,6 @@ constexpr std::array<std::pair<EvalStatus, const char*>, 8> kStatusNames = {{
 
 nlohmann::json OptionalNumber(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-std::optional<double> NumberOrNull(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
 }
 
 std::string StringOr(const nlohmann::json& j, const char* key, std::string fallback = "") {
@@ -90,17 +86,17 @@ Result<CaseResult> CaseFromJson(const nlohmann::json& j) {
   CaseResult c;
   c.name = StringOr(j, "name");
   if (c.name.empty()) return Status::Protocol("result field 'cases' holds a case without a name");
-  c.weight = NumberOrNull(j, "weight").value_or(1.0);
+  c.weight = JsonNumber(j, "weight").value_or(1.0);
   c.status = StringOr(j, "status");
   if (c.status != "not_run" && !ParseEvalStatus(c.status).ok()) {
     return Status::Protocol("case '" + c.name + "' has an unknown status '" + c.status + "'");
   }
   c.message = StringOr(j, "message");
-  c.speedup = NumberOrNull(j, "speedup");
+  c.speedup = JsonNumber(j, "speedup");
   ReadCi(j, &c.speedup_ci_lo, &c.speedup_ci_hi);
-  c.ref_us = NumberOrNull(j, "ref_us");
-  c.cand_us = NumberOrNull(j, "cand_us");
-  c.cv = NumberOrNull(j, "cv");
+  c.ref_us = JsonNumber(j, "ref_us");
+  c.cand_us = JsonNumber(j, "cand_us");
+  c.cv = JsonNumber(j, "cv");
   if (auto st = j.find("stages"); st != j.end() && st->is_object()) c.stages = *st;
   if (auto rl = j.find("roofline"); rl != j.end()) c.roofline = *rl;
   return c;
@@ -166,20 +162,20 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   r.backend = StringOr(j, "backend");
   r.problem = IdentityFrom(j, "problem");
   r.candidate = IdentityFrom(j, "candidate");
-  r.speedup = NumberOrNull(j, "speedup");
-  r.ref_us = NumberOrNull(j, "ref_us");
-  r.cand_us = NumberOrNull(j, "cand_us");
-  r.cv = NumberOrNull(j, "cv");
+  r.speedup = JsonNumber(j, "speedup");
+  r.ref_us = JsonNumber(j, "ref_us");
+  r.cand_us = JsonNumber(j, "cand_us");
+  r.cv = JsonNumber(j, "cv");
   ReadCi(j, &r.speedup_ci_lo, &r.speedup_ci_hi);
   if (auto b = j.find("vs_baseline"); b != j.end() && b->is_object()) {
-    std::optional<double> speedup = NumberOrNull(*b, "speedup");
+    std::optional<double> speedup = JsonNumber(*b, "speedup");
     if (!speedup) return Status::Protocol("result field 'vs_baseline' has no number 'speedup'");
     BaselineComparison c;
     c.path = StringOr(*b, "path");
     c.speedup = *speedup;
     ReadCi(*b, &c.speedup_ci_lo, &c.speedup_ci_hi);
-    c.baseline_us = NumberOrNull(*b, "baseline_us");
-    c.cand_us = NumberOrNull(*b, "cand_us");
+    c.baseline_us = JsonNumber(*b, "baseline_us");
+    c.cand_us = JsonNumber(*b, "cand_us");
     r.vs_baseline = c;
   }
   if (auto cs = j.find("cases"); cs != j.end() && cs->is_array()) {
@@ -207,9 +203,9 @@ Result<EvalResult> EvalResult::FromJson(const nlohmann::json& j) {
   }
   if (auto st = j.find("stages"); st != j.end() && st->is_object()) r.stages = *st;
   if (auto dev = j.find("device"); dev != j.end() && dev->is_object()) r.device = *dev;
-  if (auto d = NumberOrNull(j, "duration_s")) r.duration_s = *d;
-  if (auto d = NumberOrNull(j, "device_seconds")) r.device_seconds = *d;
-  if (auto d = NumberOrNull(j, "gpu_seconds")) r.gpu_seconds = *d;
+  if (auto d = JsonNumber(j, "duration_s")) r.duration_s = *d;
+  if (auto d = JsonNumber(j, "device_seconds")) r.device_seconds = *d;
+  if (auto d = JsonNumber(j, "gpu_seconds")) r.gpu_seconds = *d;
   r.evaluated_by = StringOr(j, "evaluated_by");
   r.stdout_tail = StringOr(j, "stdout_tail");
   r.stderr_tail = StringOr(j, "stderr_tail");

@@ -5,14 +5,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/json_fields.h"
+
 namespace ks {
 namespace {
-
-std::optional<double> Number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 // A {name: number} map; Protocol error naming `what` for any other value.
 Result<std::map<std::string, double>> RateMap(const nlohmann::json& j, const std::string& what) {
@@ -35,7 +31,7 @@ Result<RooflineWork> ParseWork(const nlohmann::json& j) {
       RateMap(j.value("flops", nlohmann::json()), "work.flops");
   if (!flops.ok()) return flops.status();
   w.flops = *flops;
-  std::optional<double> bytes = Number(j, "bytes");
+  std::optional<double> bytes = JsonNumber(j, "bytes");
   if (!bytes || *bytes < 0) return Status::Protocol("roofline field 'work.bytes' is missing");
   w.bytes = *bytes;
   return w;
@@ -44,21 +40,21 @@ Result<RooflineWork> ParseWork(const nlohmann::json& j) {
 Result<DevicePeaks> ParsePeaks(const nlohmann::json& j) {
   if (!j.is_object()) return Status::Protocol("roofline field 'peaks' is not an object");
   DevicePeaks p;
-  std::optional<double> bw = Number(j, "bw_bytes_per_s");
+  std::optional<double> bw = JsonNumber(j, "bw_bytes_per_s");
   if (!bw || *bw <= 0) return Status::Protocol("roofline field 'peaks.bw_bytes_per_s' is missing");
   p.bw_bytes_per_s = *bw;
   Result<std::map<std::string, double>> flops =
       RateMap(j.value("flops_per_s", nlohmann::json()), "peaks.flops_per_s");
   if (!flops.ok()) return flops.status();
   p.flops_per_s = *flops;
-  p.launch_us = Number(j, "launch_us").value_or(0);
-  p.measure_s = Number(j, "measure_s").value_or(0);
+  p.launch_us = JsonNumber(j, "launch_us").value_or(0);
+  p.measure_s = JsonNumber(j, "measure_s").value_or(0);
   p.cached = j.value("cached", false);
   if (auto d = j.find("device"); d != j.end() && d->is_string()) p.device = d->get<std::string>();
   if (auto d = j.find("datasheet"); d != j.end() && d->is_object()) {
     DatasheetPeaks ds;
     ds.name = d->value("name", std::string());
-    ds.bw_bytes_per_s = Number(*d, "bw_bytes_per_s").value_or(0);
+    ds.bw_bytes_per_s = JsonNumber(*d, "bw_bytes_per_s").value_or(0);
     Result<std::map<std::string, double>> dflops =
         RateMap(d->value("flops_per_s", nlohmann::json()), "peaks.datasheet.flops_per_s");
     if (!dflops.ok()) return dflops.status();
@@ -71,8 +67,8 @@ Result<DevicePeaks> ParsePeaks(const nlohmann::json& j) {
 LazyCheck ParseLazy(const nlohmann::json& j, const std::optional<RooflineWork>& work,
                     std::optional<double> device_share) {
   LazyCheck l;
-  l.torch_flops = Number(j, "flops").value_or(0);
-  l.torch_bytes = Number(j, "bytes").value_or(0);
+  l.torch_flops = JsonNumber(j, "flops").value_or(0);
+  l.torch_bytes = JsonNumber(j, "bytes").value_or(0);
   if (auto ops = j.find("ops"); ops != j.end() && ops->is_object()) l.ops = *ops;
   l.custom_device_share = device_share;
   if (work && work->total_flops() > 0) {
@@ -182,13 +178,13 @@ Result<std::optional<Roofline>> ParseRoofline(const nlohmann::json& j, std::opti
   for (const char* key : {"candidate_torch", "lazy"}) {
     if (auto t = j.find(key); t != j.end() && t->is_object()) torch_work = &*t;
   }
-  std::optional<double> share = Number(j, "custom_device_share");
+  std::optional<double> share = JsonNumber(j, "custom_device_share");
   if (torch_work != nullptr) {
     const nlohmann::json& t = *torch_work;
     nlohmann::json raw = {{"flops", t.value("torch_flops", t.value("flops", 0.0))},
                           {"bytes", t.value("torch_bytes", t.value("bytes", 0.0))},
                           {"ops", t.value("ops", nlohmann::json::object())}};
-    if (!share) share = Number(t, "custom_device_share");
+    if (!share) share = JsonNumber(t, "custom_device_share");
     r.lazy = ParseLazy(raw, r.work, share);
   }
   Derive(&r);

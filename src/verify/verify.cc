@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/json_fields.h"
+
 namespace ks {
 namespace {
 
 // Without intervals the two figures must be this close to count as agreeing.
 constexpr double kAgreeWithoutIntervals = 0.02;
-
-std::optional<double> Number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 }  // namespace
 
@@ -43,7 +39,7 @@ VerifyOutcome VerifyFromResult(EvalResult result) {
     return v;
   }
   v.method = ind->value("method", std::string());
-  v.independent = Number(*ind, "speedup");
+  v.independent = JsonNumber(*ind, "speedup");
   if (auto range = ind->find("speedup_range"); range != ind->end() && range->is_array() &&
                                                range->size() == 2 && (*range)[0].is_number() &&
                                                (*range)[1].is_number()) {

@@ -5,18 +5,14 @@
 #include <optional>
 #include <vector>
 
+#include "core/json_fields.h"
+
 namespace ks {
 namespace {
 
-std::optional<double> Number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 // "1.093x [1.071, 1.115]", "1.093x" without an interval, "-" without a figure.
 std::string Figure(const nlohmann::json& j, const char* key, const char* interval) {
-  std::optional<double> x = Number(j, key);
+  std::optional<double> x = JsonNumber(j, key);
   if (!x) return "-";
   std::string out = fmt::format("{:.3f}x", *x);
   auto it = j.find(interval);
@@ -57,7 +53,7 @@ VerifyCells DescribeVerify(const nlohmann::json& verify) {
   c.independent = Figure(verify, "independent_speedup", "independent_range");
   c.method = verify.value("independent_method", std::string());
   std::vector<std::string> problems;
-  if (!Number(verify, "independent_speedup")) {
+  if (!JsonNumber(verify, "independent_speedup")) {
     problems.push_back("no independent figure: " +
                        verify.value("independent_error", std::string("none")));
   } else if (!verify.value("agree", false)) {
@@ -66,7 +62,7 @@ VerifyCells DescribeVerify(const nlohmann::json& verify) {
   }
   auto within = verify.find("recorded_within");
   if (within != verify.end() && within->is_boolean() && !within->get<bool>()) {
-    std::optional<double> recorded = Number(verify, "recorded_speedup");
+    std::optional<double> recorded = JsonNumber(verify, "recorded_speedup");
     problems.push_back(recorded ? fmt::format("NOT REPRODUCED: the run's {:.3f}x is outside the "
                                               "re-measured interval",
                                               *recorded)
