@@ -31,8 +31,8 @@ from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import thread_idents
 from kernelsmith_worker.loader import Candidate, LoadError, Problem
-from kernelsmith_worker.phase_marks import Marks
 from kernelsmith_worker.os_threads import ThreadWatch
+from kernelsmith_worker.phase_marks import Marks
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.roofline import RooflineProbe

@@ -79,11 +79,10 @@ def draw(get_inputs: Callable[[], Any], base: list[Any], dev: torch.device,
     return draws, None
 
 
-def stacks(draws: list[list[Any]], base: list[Any], dev: torch.device) -> dict[int, torch.Tensor]:
-    """Per base tensor (by id): its values in every draw, stacked ([D, ...]) on dev."""
+def per_input(draws: list[list[Any]], base: list[Any]) -> dict[int, list[torch.Tensor]]:
+    """Per base tensor (by id): its values in every draw, in draw order (on the host)."""
     per_draw = [list(tensors_in(d)) for d in draws]
-    return {id(t): torch.stack([d[i] for d in per_draw]).to(dev)
-            for i, t in enumerate(tensors_in(base))}
+    return {id(t): [d[i] for d in per_draw] for i, t in enumerate(tensors_in(base))}
 
 
 def _finding(why: str) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-if TYPE_CHECKING:
-    import torch
-
 from kernelsmith_worker.device_state import mapped_library
 from kernelsmith_worker.os_threads import evaluator_threads
+
+if TYPE_CHECKING:
+    import torch
 
 _SOURCE = Path(__file__).with_name("kernel_log.cpp")
 

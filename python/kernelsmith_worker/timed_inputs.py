@@ -84,19 +84,18 @@ class RotatingInputs:
         `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
         bases are picked from, or None (trial 0's values are every slot's base)."""
         self._base = base
-        # per base tensor: its values in every draw ([D, ...] on dev), or trial 0's ([1, ...])
-        self._stacks = fresh_draws.stacks(draws, base, dev) if draws else \
-            {id(t): t.unsqueeze(0) for t in tensors_in(base)}
+        # per base tensor: the draws as drawn (host memory; one of them is compared with its
+        # device copy at every tampered(), so a candidate that rewrites the bases to choose
+        # the timed inputs, ids that slow the reference say, is found), and its values in
+        # every draw ([D, ...] on dev), or trial 0's ([1, ...])
+        self._host = fresh_draws.per_input(draws, base) if draws else {}
+        self._stacks = {key: torch.stack(vals).to(dev) for key, vals in self._host.items()} \
+            if draws else {id(t): t.unsqueeze(0) for t in tensors_in(base)}
         # float inputs whose every draw is finite: a non-finite value in their slots or in the
         # timed check's copies was written by someone else
         self._finite_inputs = {key for key, st in self._stacks.items()
                                if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
-        # the draws as drawn (host memory): one of them is compared with its device copy at
-        # every tampered(), so a candidate that rewrites the bases to choose the timed
-        # inputs (ids that slow the reference, say) is found
-        self._host = {id(t): [list(tensors_in(d))[i] for d in draws]
-                      for i, t in enumerate(tensors_in(base))} if draws else {}
         self._pick = random.SystemRandom()
         self._dev = dev
         self._budget = budget
