@@ -357,7 +357,7 @@ class _Evaluation:
                              lambda cand, ref: close_normwise(cand, ref, tol)[0],
                              None if self.baseline_model is not None else
                              lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
-                             draws=trials.fresh)
+                             draws=trials.fresh, mixed=trials.fresh_mixed)
         self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:
@@ -419,6 +419,7 @@ class _Evaluation:
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))
             self.fail("runtime_error", f"timing failed: {why}"[:errors.MESSAGE_CHARS], poisoned)
             return
+        rec["timed_draws"] = {"draws": rot.draws, "mixed": rot.mixed}
         self.timing = rec
 
     def _after_timing(self, runner: CandidateRunner, args: list[Any], trials: Trials) -> bool:

@@ -10,6 +10,15 @@ every refresh, the values of a draw picked at random from the OS's entropy (time
 applies its rescale, jitter and signs on top). D is as large as a byte budget allows, at
 most MAX_DRAWS; the draws are kept on the host until timing starts.
 
+A slot takes each of its tensors from its own draw, picked independently (`mixed` tells
+whether the problem allows it): were a slot's tensors all from one draw, one cheaply probed
+tensor would name the draw of all the others (a multiplicative refresh of floats keeps
+log-magnitudes up to a bounded shift), and a memo keyed on it could serve whatever depends
+only on what the refresh keeps of the rest (the multiset of permuted ids, a mask). Mixing
+needs the tensors not to depend on each other's values; before the candidate is imported the
+reference runs once on a combination no draw made (tensor i from draw i mod D), and where it
+raises, or is not finite where trial 0's output was, the tensors stay paired.
+
 Fewer than two usable draws (inputs too large for the budget, get_inputs() raising, or its
 draws not shaped like trial 0's: a varying shape, dtype or non-tensor argument) leaves the
 timing on trial 0's values alone, as before, and the evaluation says so in an info finding.
@@ -83,6 +92,14 @@ def per_input(draws: list[list[Any]], base: list[Any]) -> dict[int, list[torch.T
     """Per base tensor (by id): its values in every draw, in draw order (on the host)."""
     per_draw = [list(tensors_in(d)) for d in draws]
     return {id(t): [d[i] for d in per_draw] for i, t in enumerate(tensors_in(base))}
+
+
+def mixed(draws: list[list[Any]], base: list[Any]) -> list[Any]:
+    """base's arguments with tensor i (in tensors_in order) taken from draw i mod D, on the
+    host: a combination of the draws no single draw made."""
+    per = per_input(draws, base)
+    pick = {key: vals[i % len(vals)] for i, (key, vals) in enumerate(per.items())}
+    return list(map_tensors(base, lambda t: pick[id(t)]))
 
 
 def _finding(why: str) -> dict[str, Any]:

@@ -9,7 +9,8 @@ slot takes a base: one of D fresh draws of get_inputs() (fresh_draws.py), picked
 and per refresh from the OS's entropy, or trial 0's values where fewer than two draws could
 be made. So zeros, infinities, masks, offsets and integer values change between samples as
 the problem's own distribution lets them (a memo keyed on them would have to hold D
-patterns; docs/evaluation.md). On top, floating point tensors are the base's values times a
+patterns; docs/evaluation.md). Where the problem allows it, each of a slot's tensors takes its
+base from its own draw, so no tensor names the draw another came from (fresh_draws.py). On top, floating point tensors are the base's values times a
 fresh random scale in [0.5, 1) (one per slot) times a fresh per-element factor in
 [0.75, 1), all drawn on the device from a generator seeded from os.urandom. A scale alone
 would let a memo keyed on ratios of input values serve rescaled answers; the per-element
@@ -77,12 +78,14 @@ class RotatingInputs:
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
                  agree: Callable[[object, object], bool],
                  consistent: Callable[[object, object], bool] | None = None,
-                 draws: list[list[Any]] | None = None) -> None:
+                 draws: list[list[Any]] | None = None, mixed: bool = False) -> None:
         """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
         ref)`: also required on samples of the problem's own distribution (not the signed
         ones), e.g. no less precise than the candidate was in the correctness trials;
         `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
-        bases are picked from, or None (trial 0's values are every slot's base)."""
+        bases are picked from, or None (trial 0's values are every slot's base); `mixed`:
+        each tensor of a slot takes its base from its own draw (fresh_draws.py), else all of a
+        slot's tensors from one."""
         self._base = base
         # per base tensor: the draws as drawn (host memory; one of them is compared with its
         # device copy at every tampered(), so a candidate that rewrites the bases to choose
@@ -96,6 +99,7 @@ class RotatingInputs:
         self._finite_inputs = {key for key, st in self._stacks.items()
                                if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
+        self.mixed = mixed and self.draws > 1
         self._pick = random.SystemRandom()
         self._dev = dev
         self._budget = budget
@@ -202,9 +206,11 @@ class RotatingInputs:
             return
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
         scale = scale * 0.5 + 0.5
-        pick = [self._pick.randrange(max(self.draws, 1)) for _ in range(self.slots)]
+        pick = self._picks()
         for base, pool, slots, kind in self._pools:
             stack = self._stacks[id(base)]
+            if self.mixed:
+                pick = self._picks()
             rows, bases = list(pool.unbind(0)), [stack[i] for i in pick]
             if kind == "float":
                 # pool = base * scale_j * f, f uniform in [1 - JITTER, 1); in a signed sample
@@ -233,6 +239,10 @@ class RotatingInputs:
             else:
                 continue
             torch._foreach_copy_(slots, rows)
+
+    def _picks(self) -> list[int]:
+        """Per slot, the draw its base comes from (from the OS's entropy)."""
+        return [self._pick.randrange(max(self.draws, 1)) for _ in range(self.slots)]
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
         """The comparison. Where the reference's output is not finite (a signed sample

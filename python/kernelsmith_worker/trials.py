@@ -12,7 +12,7 @@ import torch
 from kernelsmith_worker import errors, fresh_draws
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
                                        generate_inputs, host_copy, map_tensors,
-                                       poison_free_blocks)
+                                       poison_free_blocks, tensors_in)
 from kernelsmith_worker.loader import Problem
 from kernelsmith_worker.stress import KINDS as STRESS_KINDS, finite, stress_inputs
 
@@ -64,6 +64,7 @@ class Trials:
         self._stress: dict[str, TrialData | None] = {}
         self.fresh: list[list[Any]] = []  # fresh draws for the timed slots (fresh_draws.py)
         self.fresh_finding: dict[str, Any] | None = None  # why there are none
+        self.fresh_mixed = False  # a slot's tensors may come from different draws
 
     def _key(self, trial: int) -> tuple[str, int, int, str]:
         return (self._problem.sha256, self._seed, trial, str(self._dev))
@@ -146,6 +147,20 @@ class Trials:
         self._host_reference(0)
         return out if fin and self.pristine(0).finite else None
 
+    def _mix_ok(self, args: list[Any]) -> bool:
+        """Whether the reference takes a mix of fresh draws (fresh_draws.mixed) as it takes
+        trial 0: no exception, and finite where trial 0's output was."""
+        try:
+            with _no_grad():
+                out = self._ref(*args)
+            return finite(out) or not self.pristine(0).finite
+        except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
+            if errors.is_cuda_poison(e):
+                raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
+                                   f"raised {errors.describe(e)} on a mix of fresh draws",
+                                   errors.traceback_tail(e), True) from e
+            return False
+
     def prepare(self, trials: int) -> None:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made
         now: called before the candidate is imported, so nothing it installs in the process
@@ -168,4 +183,7 @@ class Trials:
             raise ProblemError(f"problem {self._problem.path}: get_inputs() raised "
                                f"{errors.describe(e)} on a fresh draw",
                                errors.traceback_tail(e), True) from e
+        if len(self.fresh) >= fresh_draws.MIN_DRAWS and len({id(t) for t in tensors_in(base)}) > 1:
+            self.fresh_mixed = self._mix_ok(device_copy(fresh_draws.mixed(self.fresh, base),
+                                                        self._dev))
         poison_free_blocks(self._dev)  # the draws' device copies, freed, leave nothing

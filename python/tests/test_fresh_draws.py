@@ -112,9 +112,6 @@ def test_draws_are_bounded_by_the_budget():
 def _cpu_timing(cand, draws=True, samples=40):
     """time_pair on the CPU over RotatingInputs of a boolean-mask problem; the reference is
     the masked row count, `cand(mask)` the candidate."""
-    from kernelsmith_worker import timing
-    from kernelsmith_worker.timing_policy import TimingConfig
-
     def get_inputs():
         lengths = torch.randint(1, 65, (16,))
         return [torch.arange(64)[None, :] < lengths[:, None]]
@@ -123,12 +120,19 @@ def _cpu_timing(cand, draws=True, samples=40):
     base = get_inputs()
     fresh = fresh_draws.draw(get_inputs, base, CPU, 1 << 20)[0] if draws else None
     rot = RotatingInputs(base, CPU, 1 << 20, lambda c, r: torch.equal(c, r), draws=fresh)
+    return cpu_timing(rot, lambda j: rot.ref_args(j)[0].sum(1), lambda j: cand(rot.args(j)[0]),
+                      samples)
+
+
+def cpu_timing(rot, ref, cand, samples=40):
+    """time_pair on the CPU over `rot`, with few short samples."""
+    from kernelsmith_worker import timing
+    from kernelsmith_worker.timing_policy import TimingConfig
+
     cfg = TimingConfig(cpu_warmup_calls=2, cpu_warmup_min_s=0.0, cpu_warmup_max_s=0.05,
                        min_samples=samples, max_samples=samples, floor_samples=samples,
                        sample_budget_s=0.01, n_boot=50)
-    return timing.time_pair(lambda j: rot.ref_args(j)[0].sum(1),
-                            lambda j: cand(rot.args(j)[0]), device=CPU, seed=0, inputs=rot,
-                            config=cfg)
+    return timing.time_pair(ref, cand, device=CPU, seed=0, inputs=rot, config=cfg)
 
 
 def _kinds(rec):
