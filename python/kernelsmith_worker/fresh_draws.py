@@ -20,8 +20,9 @@ reference runs once on a combination no draw made (tensor i from draw i mod D), 
 raises, or is not finite where trial 0's output was, the tensors stay paired.
 
 Fewer than two usable draws (inputs too large for the budget, get_inputs() raising, or its
-draws not shaped like trial 0's: a varying shape, dtype or non-tensor argument) leaves the
-timing on trial 0's values alone, as before, and the evaluation says so in an info finding.
+draws not shaped like trial 0's: a varying shape, dtype or non-tensor argument), or draws all
+alike (a problem whose inputs are a fixed list), leaves the timing on trial 0's values alone,
+as before, and the evaluation says so in an info finding.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
+from kernelsmith_worker.correctness import bitwise_equal
 from kernelsmith_worker.inputs import (free_memory_budget, generate_inputs, host_copy,
                                        map_tensors, nbytes, tensors_in)
 
@@ -85,6 +87,8 @@ def draw(get_inputs: Callable[[], Any], base: list[Any], dev: torch.device,
             del inputs
     if len(draws) < MIN_DRAWS:
         return [], _finding(why or "no draw could be made")
+    if all(bitwise_equal(d, draws[0]) for d in draws[1:]):
+        return [], _finding("get_inputs() returned the same values under every fresh seed")
     return draws, None
 
 

@@ -103,6 +103,13 @@ def test_too_few_draws_fall_back_to_trial_0_with_an_info_finding():
     assert draws == [] and "ValueError" in finding["detail"]
 
 
+def test_draws_all_alike_are_no_draws():
+    fixed = [torch.arange(8.0), torch.tensor([3, 1, 2])]
+    draws, finding = fresh_draws.draw(lambda: [t.clone() for t in fixed], fixed, CPU, 1 << 20)
+    assert draws == [] and finding["kind"] == fresh_draws.KIND
+    assert "same values" in finding["detail"]
+
+
 def test_draws_are_bounded_by_the_budget():
     base = [torch.rand(256)]  # 1 KiB
     draws, finding = fresh_draws.draw(lambda: [torch.rand(256)], base, CPU, 5 * 1024 + 10)
