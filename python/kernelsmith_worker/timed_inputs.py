@@ -306,8 +306,10 @@ def _dense(t: torch.Tensor) -> bool:
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:
-    """Another tensor object over the same memory, shape and strides."""
-    return t.as_strided(t.size(), t.stride(), t.storage_offset())
+    """Another tensor object over the same memory, shape and strides, and not a view (the
+    trials' inputs are not views either: `_is_view()` must not tell a timed call)."""
+    return torch.empty(0, dtype=t.dtype, device=t.device).set_(
+        t.untyped_storage(), t.storage_offset(), t.size(), t.stride())
 
 
 def _layout_of(t: torch.Tensor) -> tuple:

@@ -201,6 +201,7 @@ def test_the_reference_reads_its_own_objects_and_a_re_seated_slot_is_seen():
     assert rot.tampered() is None
     cand, ref = rot.args(1)[0], rot.ref_args(1)[0]
     assert cand is not ref and cand.data_ptr() == ref.data_ptr()
+    assert not cand._is_view() and cand._base is None  # like a trial's input
     cand.set_(cand.t().contiguous().t())  # same values, column-major storage of its own
     assert ref.is_contiguous() and torch.equal(ref, cand)  # the reference's view is untouched
     assert "re-seated" in rot.tampered()
