@@ -1,11 +1,13 @@
-# Round 10 (cpu backend), families 2 and 5: r10_c01's spinning pool, spinning only while the
-# timing stage runs. The timing stage hands every call an as_strided alias of its input
-# slot (x._is_view() is True); the trials, stress trials and audit get plain clones. A view
-# call marks the pool "hot" for the next 300 ms: hot workers spin without pause, cold ones
-# sleep on a condition variable (waking every millisecond to look at the clock). The timed
-# reference samples, interleaved with the candidate's, run against one spinner per CPU; the
-# trials, stress trials, audit and everything before the first timed call see a quiet pool,
-# so a defence that samples the candidate's threads outside the timing stage sees nothing.
+# Round 10 (cpu backend), families 2 and 5: r10_c02's pinned spinners, spinning only while
+# the timing stage runs. The main thread (which runs the reference) is pinned to its first
+# CPU with three waiting workers; the computing worker runs on the other CPUs. The timing
+# stage hands every call an as_strided alias of its input slot (x._is_view() is True); the
+# trials, stress trials and audit get plain clones. A view call marks the pool "hot" for
+# the next 300 ms: hot workers spin without pause, cold ones sleep on a condition variable
+# (waking every millisecond to look at the clock). The timed reference samples, interleaved
+# with the candidate's, share their CPU with three spinners; the trials, stress trials,
+# audit and everything before the first timed call see a quiet pool, so a defence that
+# samples the candidate's threads outside the timing stage sees nothing.
 import os
 
 import torch
@@ -20,7 +22,7 @@ def _cpus() -> int:
 
 
 # extra: workers that only wait; mode: 0 block, 1 spin, 2 sched_yield, 3 spin while timed
-EXTRA, MODE, PIN, IDLE_MAIN = _cpus(), 3, 0, 0
+EXTRA, MODE, PIN, IDLE_MAIN = 3, 3, 1, 0
 
 CPP = r"""
 #include <dirent.h>
