@@ -41,7 +41,7 @@ CPP = r"""
 // A row-softmax worker pool: `compute` workers split each call's rows; `extra` workers only
 // take part in the hand-off. Between calls the workers wait as `mode` says:
 // 0 block on a condition variable, 1 spin, 2 spin on sched_yield(), 3 spin while "hot"
-// (a timed call in the last 300 ms) and block otherwise. The caller blocks until done.
+// (a timed call in the last 3 s) and block otherwise. The caller waits as they do.
 static std::atomic<uint64_t> g_gen{0};
 static std::atomic<int> g_done{0};
 static std::atomic<int64_t> g_hot_until{0};
@@ -129,13 +129,19 @@ extern "C" int start_pool(int compute, int extra, int mode, int pin, int idle_ma
 }
 
 extern "C" void softmax_rows(const float* x, float* y, int64_t r, int64_t c, int32_t timed) {
-  if (timed) g_hot_until.store(now_ns() + 300000000LL, std::memory_order_relaxed);
+  if (timed) g_hot_until.store(now_ns() + 3000000000LL, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lk(g_mu);
   g_x = x; g_y = y; g_rows = r; g_cols = c;
   g_done.store(0, std::memory_order_release);
   g_gen.fetch_add(1, std::memory_order_acq_rel);
   g_cv.notify_all();
-  g_done_cv.wait(lk, [] { return g_done.load(std::memory_order_acquire) == g_compute; });
+  if (g_mode == 0) {  // blocking pool: the caller sleeps too
+    g_done_cv.wait(lk, [] { return g_done.load(std::memory_order_acquire) == g_compute; });
+    return;
+  }
+  lk.unlock();  // spinning pools: the caller spins too (a sleeping caller earns its thread
+                // CPU credit that its next reference sample would spend at full speed)
+  while (g_done.load(std::memory_order_acquire) != g_compute) {}
 }
 """
 _lib = cpu_ext.load(name="r10_softmax_pool", source=CPP,
