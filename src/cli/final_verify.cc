@@ -4,9 +4,9 @@
 
 #include "cli/evolve_setup.h"
 #include "cli/one_off_pool.h"
+#include "cli/run_dir.h"
 #include "core/file.h"
 #include "run/run_problem.h"
-#include "store/sqlite_store.h"
 
 namespace ks {
 namespace {
@@ -28,25 +28,20 @@ struct RunBest {
 };
 
 Result<RunBest> LoadRunBest(const std::string& run_dir) {
-  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
-  if (!run_json.ok()) return run_json.status();
-  SqliteStoreOptions read_only;
-  read_only.read_only = true;
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db", read_only);
-  if (!store.ok()) return store.status();
-  Result<RunRecord> run = (*store)->GetRun(run_json->value("run_id", std::string()));
-  if (!run.ok()) return run.status();
+  Result<StoredRun> opened = ReadRunDir(run_dir);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<Store>& store = opened->store;
   RunBest b;
-  b.run = std::move(*run);
+  b.run = std::move(opened->run);
   Result<RunProblem> problem = ProblemOfRun(b.run);
   if (!problem.ok()) return problem.status();
   b.problem = problem->problem;
   const std::string best_id = b.run.summary.value("best_program_id", std::string());
   if (!best_id.empty()) {
-    Result<ProgramRecord> best = (*store)->GetProgram(best_id);
+    Result<ProgramRecord> best = store->GetProgram(best_id);
     if (!best.ok()) return best.status();
     b.best = std::move(*best);
-    if (Result<EvaluationRecord> e = (*store)->GetEvaluation(best_id); e.ok()) {
+    if (Result<EvaluationRecord> e = store->GetEvaluation(best_id); e.ok()) {
       b.best_eval = std::move(e->result);
     }
   }

@@ -7,9 +7,10 @@
 
 #include "cli/evolve_setup.h"
 #include "cli/one_off_pool.h"
+#include "cli/run_dir.h"
 #include "core/file.h"
+#include "core/json_fields.h"
 #include "run/run_problem.h"
-#include "store/sqlite_store.h"
 #include "task/task.h"
 #include "verify/verify.h"
 
@@ -45,25 +46,15 @@ struct Target {
 };
 
 Result<Target> TargetOfRun(const std::string& run_dir) {
-  Result<nlohmann::json> run_json = ReadJsonFile(run_dir + "/run.json");
-  if (!run_json.ok()) {
-    return Status::InvalidArgument(run_dir + " is not a run directory (" +
-                                   run_json.status().message() + ")");
-  }
-  SqliteStoreOptions read_only;
-  read_only.read_only = true;
-  Result<std::unique_ptr<Store>> store = OpenSqliteStore(run_dir + "/run.db", read_only);
-  if (!store.ok()) return store.status();
-  Result<RunRecord> run = (*store)->GetRun(run_json->value("run_id", std::string()));
-  if (!run.ok()) return run.status();
+  Result<StoredRun> opened = ReadRunDir(run_dir);
+  if (!opened.ok()) return opened.status();
+  RunRecord& run = opened->run;
   Target t;
-  t.problem_path = run->problem_path;
+  t.problem_path = run.problem_path;
   t.candidate_path = run_dir + "/best.py";
-  t.backend = run->backend;
-  if (run->summary.contains("best_speedup") && run->summary["best_speedup"].is_number()) {
-    t.recorded = run->summary["best_speedup"].get<double>();
-  }
-  t.run = std::move(*run);
+  t.backend = run.backend;
+  t.recorded = JsonNumber(run.summary, "best_speedup");
+  t.run = std::move(run);
   if (!FileExists(t.candidate_path)) {
     return Status::InvalidArgument(run_dir + " has no best.py (no correct candidate yet)");
   }
