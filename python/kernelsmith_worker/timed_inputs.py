@@ -1,34 +1,34 @@
 """The inputs the timing stage feeds both models (timing_policy.TimedInputs).
 
 A sample is k back-to-back calls (one CUDA graph replay). If all k read the same tensor, a
-candidate can compute once and serve the rest from a memo keyed on a few input values (on the
-device, invisible to the host); if samples repeat values, the memo serves whole samples.
+candidate can compute once and serve the rest from a memo keyed on a few input values (on
+the device, invisible to the host); if samples repeat values, the memo serves whole samples.
 So the evaluator owns R = min(k, memory budget / input bytes) input slots (the timing stage
 puts no more than R calls in a sample), call j reads slot j, and before every sample each
 slot takes a base: one of D fresh draws of get_inputs() (fresh_draws.py), picked per slot
 and per refresh from the OS's entropy, or trial 0's values where fewer than two draws could
 be made. So zeros, infinities, masks, offsets and integer values change between samples as
 the problem's own distribution lets them (a memo keyed on them would have to hold D
-patterns; docs/evaluation.md). Where the problem allows it, each of a slot's tensors takes its
-base from its own draw, so no tensor names the draw another came from (fresh_draws.py). On top, floating point tensors are the base's values times a
-fresh random scale in [0.5, 1) (one per slot) times a fresh per-element factor in
-[0.75, 1), all drawn on the device from a generator seeded from os.urandom. A scale alone
-would let a memo keyed on ratios of input values serve rescaled answers; the per-element
-factor gives every refresh a pattern no earlier one had. Both keep the base's zeros and
-signs and only shrink magnitudes, so values stay inside any domain that holds the base's
-and contains zero or lies on one side of it (probabilities, targets in [0, 1], the
-argument of a logit or a log): a refresh that grew them would feed the reference values it
-refuses. Cost: a few memory-bound passes over the slots per sample, outside the timed region.
-Integer tensors of two or more dimensions take every element from the base's own values at
-random positions (token ids, targets with an ignore index keep only values the problem
-produced); 1-D integer tensors that are not sorted (labels, indices, lengths) are the base's
-values in a fresh random order; sorted ones (offsets) and booleans (masks) are the base's
-values.
-Each slot is its own allocation, placed in random order with random gaps: a call's input
-does not locate the others (no batching of a whole sample in its first call). An input the
-problem hands over with other strides (a transposed view, the layout a projection leaves)
-keeps them, size-1 dimensions included, wherever they describe dense memory; an overlapping
-one (an expanded tensor) is timed contiguous.
+patterns; docs/evaluation.md). Where the problem allows it, each of a slot's tensors takes
+its base from its own draw, so no tensor names the draw another came from (fresh_draws.py).
+On top, floating point tensors are the base's values times a fresh random scale in [0.5, 1)
+(one per slot) times a fresh per-element factor in [0.75, 1), all drawn on the device from a
+generator seeded from os.urandom. A scale alone would let a memo keyed on ratios of input
+values serve rescaled answers; the per-element factor gives every refresh a pattern no
+earlier one had. Both keep the base's zeros and signs and only shrink magnitudes, so values
+stay inside any domain that holds the base's and contains zero or lies on one side of it
+(probabilities, targets in [0, 1], the argument of a logit or a log): a refresh that grew
+them would feed the reference values it refuses. Cost: a few memory-bound passes over the
+slots per sample, outside the timed region. Integer tensors of two or more dimensions take
+every element from the base's own values at random positions (token ids, targets with an
+ignore index keep only values the problem produced); 1-D integer tensors that are not sorted
+(labels, indices, lengths) are the base's values in a fresh random order; sorted ones
+(offsets) and booleans (masks) are the base's values. Each slot is its own allocation,
+placed in random order with random gaps: a call's input does not locate the others (no
+batching of a whole sample in its first call). An input the problem hands over with other
+strides (a transposed view, the layout a projection leaves) keeps them, size-1 dimensions
+included, wherever they describe dense memory; an overlapping one (an expanded tensor) is
+timed contiguous.
 
 `refresh(signed=True)` also gives every element a random sign, like the `signed` stress
 trial. The timing stage times both models on such values too: a kernel that probes its
@@ -47,6 +47,7 @@ and fresh draws whose device copy no longer holds what was drawn, are tampering
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 from collections.abc import Callable, Iterator
@@ -150,9 +151,13 @@ class RotatingInputs:
         return want
 
     def args(self, j: int) -> list[Any]:
-        """The arguments call j of a sample of the candidate reads."""
+        """The arguments call j of a sample of the candidate reads; while a timed check runs,
+        fresh copies of the values the last refresh wrote (the candidate called again on
+        them, outside the timing, must give what its timed call gave)."""
         if not self.slots:
             self.use(1)
+        if self._check_rows is not None:
+            return self._copies(j)
         return self._args[j % self.slots]
 
     def ref_args(self, j: int) -> list[Any]:
@@ -161,17 +166,21 @@ class RotatingInputs:
         last refresh wrote (whatever the candidate did to its slots)."""
         if not self.slots:
             self.use(1)
-        if self._check_rows is not None:  # copied on demand: one slot's worth at a time
-            rows = self._check_rows
-            return list(map_tensors(self._base, lambda t: _laid_out_like(
-                t, rows[id(t)][j % self.slots])))
+        if self._check_rows is not None:
+            return self._copies(j)
         return self._ref_args[j % self.slots]
+
+    def _copies(self, j: int) -> list[Any]:
+        """Slot j's refreshed values, copied on demand (one slot's worth at a time)."""
+        rows = self._check_rows or {}
+        return list(map_tensors(self._base, lambda t: _laid_out_like(
+            t, rows[id(t)][j % self.slots])))
 
     @contextlib.contextmanager
     def pristine(self) -> Iterator[None]:
-        """Within: ref_args() hands out copies of the values the last refresh wrote (the
-        scratch pool's rows, which no candidate call reads), so a candidate that writes into
-        its input (NaN into one element, say) cannot make the check's reference
+        """Within: ref_args() and args() hand out copies of the values the last refresh wrote
+        (the scratch pool's rows, which no candidate call reads), so a candidate that writes
+        into its input (NaN into one element, say) cannot make the check's reference
         non-finite and so uncheckable."""
         self._check_rows = {id(base): pool for base, pool, _, _ in self._pools}
         try:
@@ -244,6 +253,14 @@ class RotatingInputs:
         """Per slot, the draw its base comes from (from the OS's entropy)."""
         return [self._pick.randrange(max(self.draws, 1)) for _ in range(self.slots)]
 
+    def reproduced(self, timed: object, again: object, rerun: Callable[[], object]) -> bool:
+        """Whether `again`, the candidate called outside the timing on the values its timed
+        call read, is what the timed call returned: within rounding-order noise
+        (self_gap <= 1), or within three times the candidate's own run-to-run difference
+        (`rerun()`: one more call on the same values) where it is not deterministic."""
+        gap = self_gap(timed, again)
+        return gap <= 1.0 or gap <= 3.0 * self_gap(rerun(), again)
+
     def agree(self, cand_out: object, ref_out: object) -> bool:
         """The comparison. Where the reference's output is not finite (a signed sample
         through log or sqrt, say) the candidate must have the same non-finite values at the
@@ -253,6 +270,33 @@ class RotatingInputs:
         if not self._agree(cand_out, ref_out):
             return False
         return self._signed or self._consistent is None or self._consistent(cand_out, ref_out)
+
+
+SELF_REL = 1e-4  # a call and its repeat on the same values: norm-wise, float32 outputs
+
+
+def self_gap(a: object, b: object) -> float:
+    """How far output a is from output b, in units of what rounding order may change: per
+    floating point tensor ||a - b||_2 / (rel * ||b||_2 + tiny), rel = max(SELF_REL,
+    4 x the dtype's epsilon), the same non-finite values at the same places; other tensors
+    and values exactly equal (else inf). The largest over the outputs."""
+    if isinstance(b, (list, tuple)):
+        if not isinstance(a, (list, tuple)) or len(a) != len(b):
+            return math.inf
+        return max((self_gap(x, y) for x, y in zip(a, b, strict=True)), default=0.0)
+    if not isinstance(b, torch.Tensor):
+        return 0.0 if a == b else math.inf
+    if not isinstance(a, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+        return math.inf
+    if not b.is_floating_point():
+        return 0.0 if torch.equal(a, b) else math.inf
+    fa, fb = torch.isfinite(a), torch.isfinite(b)
+    if not torch.equal(fa, fb) or not torch.equal(a[~fb].nan_to_num(), b[~fb].nan_to_num()):
+        return math.inf
+    x, y = a[fb].double(), b[fb].double()
+    rel = max(SELF_REL, 4 * torch.finfo(b.dtype).eps)
+    return float(torch.linalg.vector_norm(x - y) /
+                 (rel * torch.linalg.vector_norm(y) + 1e-30 + 1e-12 * math.sqrt(y.numel())))
 
 
 def _slots_equal(slots: list[torch.Tensor], pool: torch.Tensor) -> bool:

@@ -69,7 +69,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     the reference on the same values (timed_check_findings)."""
     fns = {"ref": ref_slot, "cand": cand_slot}
     warm: dict[str, list[float]] = {"ref": [], "cand": []}
-    got = {"checked": 0, "mismatch": False, "tampered": None}
+    got = {"checked": 0, "mismatch": False, "unreproduced": False, "tampered": None}
     inputs.use(1)
     t0 = _perf_counter()
     while True:
@@ -95,7 +95,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
             outs[j] = fn(j)
         took = (_perf_counter() - a) * 1e6 / k
         if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
-            check_sample(outs, ref_slot, inputs, got)
+            check_sample(outs, fns, inputs, got)
         return took
 
     def collect(n: int, start: int) -> tuple[list[float], list[float]]:
@@ -117,8 +117,8 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "fallback_reason": None, "timed_checks": got["checked"],
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
     })
-    rec["findings"] = rec.get("findings", []) + timed_check_findings(got["tampered"],
-                                                                     got["mismatch"])
+    rec["findings"] = rec.get("findings", []) + timed_check_findings(
+        got["tampered"], got["mismatch"], got["unreproduced"])
     return rec
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from . import sequential, stats
+from .inputs import map_tensors
 from .timed_account import BlockAccount
 from .timing_policy import Check, SlotFn, TimedInputs, TimingConfig, _no_check, is_stable
 
@@ -107,18 +108,26 @@ def _random_below(n: int) -> int:
     return int.from_bytes(_urandom(8), "little") % n
 
 
-def check_sample(outs: list[object], ref: SlotFn, inputs: TimedInputs, got: dict) -> None:
+def check_sample(outs: list[object], fns: dict[str, SlotFn], inputs: TimedInputs,
+                 got: dict) -> None:
     """One timed check of a sample whose calls returned `outs` (call j read slot j): a random
     call whose output no later call overwrote, not only the last, compared with the
     reference on the values the last refresh wrote (not what the candidate may have written
-    since). Updates got's "checked", "mismatch" and "tampered"."""
+    since), and with the candidate itself called again on copies of those values outside
+    the timing (a candidate that computes less while timed, having told a timed call from a
+    checked one, differs from itself). Updates got's "checked", "mismatch", "unreproduced"
+    and "tampered"."""
     calls = _checkable(outs)
     j = calls[_random_below(len(calls))]
     got["tampered"] = got["tampered"] or inputs.tampered()
+    timed = map_tensors(outs[j], lambda t: t.clone())  # the repeat may reuse its buffer
     with inputs.pristine():
-        expected = ref(j)
+        expected = fns["ref"](j)
+        again = fns["cand"](j)
+        got["unreproduced"] = got.get("unreproduced") or not inputs.reproduced(
+            timed, again, lambda: fns["cand"](j))
     got["checked"] += 1
-    got["mismatch"] = got["mismatch"] or not inputs.agree(outs[j], expected)
+    got["mismatch"] = got["mismatch"] or not inputs.agree(timed, expected)
 
 
 def _check_plan(n_cand: int, count: int) -> set[int]:
@@ -187,7 +196,8 @@ class _Sustained:
         self.out: dict[str, Any] = {
             "ref": [], "cand": [], "ref_signed": [], "cand_signed": [], "heats": 0,
             "heat_s": 0.0, "check_s": 0.0, "blocks": [], "checked": 0, "mismatch": False,
-            "tampered": None, "planned": 0, "sequential": None, "aliasing_appeared": False}
+            "tampered": None, "unreproduced": False, "planned": 0, "sequential": None,
+            "aliasing_appeared": False}
         self.by_block: dict[str, list[list[float]]] = {"ref": [], "cand": []}
 
     def size(self, name: str, seconds: float) -> int:
@@ -264,7 +274,7 @@ class _Sustained:
             out["aliasing_appeared"] = True  # set up for distinct outputs
         self.api.synchronize()
         with self.acct.aside():
-            check_sample(runner.outputs["cand"], self.fns["ref"], self.inputs, out)
+            check_sample(runner.outputs["cand"], self.fns, self.inputs, out)
 
     def run(self) -> dict:
         """Rounds of ref, cand, cand, ref on the problem's own distribution, each looked at

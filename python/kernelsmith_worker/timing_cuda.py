@@ -478,7 +478,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                           "but the last call of such a sample cannot be checked",
                 "severity": "reject",
             })
-        findings += timed_check_findings(got["tampered"], got["mismatch"])
+        findings += timed_check_findings(got["tampered"], got["mismatch"], got["unreproduced"])
         signed_rec = None
         if got["cand_signed"] and got["ref_signed"]:
             signed_rec = build_record(runner.method, runner.calls_per_sample, got["ref_signed"],

@@ -37,7 +37,11 @@ class TimedInputs(Protocol):
 
     def agree(self, cand_out: object, ref_out: object) -> bool: ...
 
-    # within: the reference reads private copies of the values the last refresh wrote
+    # whether the candidate called again outside the timing gave what its timed call gave
+    def reproduced(self, timed: object, again: object,
+                   rerun: Callable[[], object]) -> bool: ...
+
+    # within: both functions read private copies of the values the last refresh wrote
     def pristine(self) -> ContextManager[None]: ...
 
     def tampered(self) -> str | None: ...  # what the candidate did to its inputs, or None
@@ -55,6 +59,9 @@ class FixedInputs:
         pass
 
     def agree(self, cand_out: object, ref_out: object) -> bool:
+        return True
+
+    def reproduced(self, timed: object, again: object, rerun: Callable[[], object]) -> bool:
         return True
 
     def pristine(self) -> ContextManager[None]:
@@ -270,9 +277,11 @@ def _adaptive_samples(
 # ----------------------------------------------------------------------------- CUDA seam
 
 
-def timed_check_findings(tampered: str | None, mismatch: bool) -> list[dict]:
+def timed_check_findings(tampered: str | None, mismatch: bool,
+                         unreproduced: bool = False) -> list[dict]:
     """The rejects of the timed checks: the candidate wrote or re-seated its timed inputs
-    (`tampered` says how), or a checked timed output did not match the reference."""
+    (`tampered` says how), a checked timed output did not match the reference, or the
+    candidate called again on the same values outside the timing gave another output."""
     found = []
     if tampered:
         found.append({
@@ -288,6 +297,15 @@ def timed_check_findings(tampered: str | None, mismatch: bool) -> list[dict]:
                       "among the timed samples) does not match the reference on the same "
                       "values, or is several times less precise than in the correctness "
                       "trials: the candidate computes something else while it is timed",
+            "severity": "reject",
+        })
+    if unreproduced:
+        found.append({
+            "kind": "timed_output_unreproduced",
+            "detail": "the output of a timed call differs from the candidate's own output on "
+                      "the same values called outside the timing by more than rounding order "
+                      "explains (more than its run-to-run difference): the candidate computes "
+                      "something else while it is timed",
             "severity": "reject",
         })
     return found

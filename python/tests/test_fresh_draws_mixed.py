@@ -58,7 +58,8 @@ def test_mixed_slots_hold_combinations_no_draw_made():
         for j in range(rot.slots):
             x, ids = rot.args(j)
             zx = [i for i, z in enumerate(zeros) if torch.equal(z, x != 0)]
-            ci = [i for i, c in enumerate(counts) if torch.equal(c, torch.bincount(ids, minlength=V))]
+            hist = torch.bincount(ids, minlength=V)
+            ci = [i for i, c in enumerate(counts) if torch.equal(c, hist)]
             assert zx and ci  # each tensor is one draw's, refreshed
             pairs.add((zx[0], ci[0]))
     assert any(a != b for a, b in pairs)

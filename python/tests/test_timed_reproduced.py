@@ -1,0 +1,67 @@
+"""A timed call's output against the candidate called again outside the timing on the same
+values (timed_inputs.self_gap, RotatingInputs.reproduced, timing_blocks.check_sample)."""
+
+import math
+
+import torch
+
+from kernelsmith_worker.timed_inputs import RotatingInputs, self_gap
+from test_fresh_draws import CPU, cpu_timing
+
+
+def test_self_gap_allows_rounding_order_and_nothing_more():
+    b = torch.rand(4096) + 0.5
+    assert self_gap(b.clone(), b) == 0.0
+    assert self_gap(b * (1 + 1e-7), b) < 1  # float32 rounding order
+    assert self_gap(b * (1 + 2.5e-3), b) > 10  # an inflated or approximate answer
+    half = b.half()
+    assert self_gap(half * (1 + 2e-3), half) < 1  # within 4 eps of float16
+    nan = b.clone()
+    nan[3] = float("nan")
+    assert self_gap(nan.clone(), nan) == 0.0 and self_gap(b, nan) == math.inf
+    ids = torch.arange(5)
+    assert self_gap(ids.clone(), ids) == 0.0 and self_gap(ids + 1, ids) == math.inf
+    assert self_gap((b, 3), (b, 3)) == 0.0 and self_gap((b, 3), (b, 4)) == math.inf
+    assert self_gap(b[:5], b) == math.inf
+
+
+def test_reproduced_takes_the_candidates_own_run_to_run_noise():
+    rot = RotatingInputs([torch.rand(8)], CPU, 1 << 20, lambda c, r: True)
+    b = torch.rand(1000) + 1
+    assert rot.reproduced(b * (1 + 1e-3), b, lambda: b.clone()) is False  # deterministic
+    noisy = iter([b * (1 + 6e-4)])
+    assert rot.reproduced(b * (1 + 1e-3), b, lambda: next(noisy)) is True  # atomics-like
+
+
+def _mse_problem():
+    base = [torch.rand(64, 256), torch.rand(64, 256)]
+    rot = RotatingInputs(base, CPU, 1 << 24, lambda c, r: bool(torch.allclose(c, r, 1e-2, 1e-2)))
+
+    def ref(j):
+        a, b = rot.ref_args(j)
+        return ((a - b) ** 2).mean()
+    return rot, ref
+
+
+def test_a_candidate_that_computes_less_only_while_timed_is_caught():
+    rot, ref = _mse_problem()
+
+    def timed(x):  # tells a timed call by its input's memory: the evaluator's slots
+        return any(x.data_ptr() == s[0].data_ptr() for s in rot._args)
+
+    def cand(j):
+        a, b = rot.args(j)
+        exact = ((a - b) ** 2).mean()
+        return exact * (1 + 3e-3) if timed(a) else exact  # within the tolerance of 1e-2
+
+    rec = cpu_timing(rot, ref, cand, samples=60)
+    kinds = {f["kind"] for f in rec["findings"]}
+    assert rec["timed_checks"] > 0 and "timed_output_unreproduced" in kinds, rec["findings"]
+    assert "timed_output_mismatch" not in kinds  # the reference alone would not see it
+
+    rot, ref = _mse_problem()
+    rec = cpu_timing(rot, ref, lambda j: ((rot.args(j)[0] - rot.args(j)[1]) ** 2).mean(),
+                     samples=60)
+    assert rec["timed_checks"] > 0
+    assert not {f["kind"] for f in rec["findings"]} & {"timed_output_unreproduced",
+                                                        "timed_output_mismatch"}
