@@ -115,6 +115,7 @@ class RotatingInputs:
         self._args: list[list[Any]] = []  # the candidate's tensor objects, per slot
         self._ref_args: list[list[Any]] = []  # the reference's own objects over the same memory
         self._check_rows: dict[int, torch.Tensor] | None = None  # while a check's reference runs
+        self._check_spacers: list[torch.Tensor] = []  # while a check runs (_copies)
         self._layout: list[tuple[torch.Tensor, tuple]] = []  # candidate slot, its layout
         self._spacers: list[torch.Tensor] = []
 
@@ -171,10 +172,17 @@ class RotatingInputs:
         return self._ref_args[j % self.slots]
 
     def _copies(self, j: int) -> list[Any]:
-        """Slot j's refreshed values, copied on demand (one slot's worth at a time)."""
+        """Slot j's refreshed values, copied on demand (one slot's worth at a time), each
+        after a spacer of random size: a copy's address does not repeat from check to check
+        (a candidate counting the addresses it has seen would take them for timed slots)."""
         rows = self._check_rows or {}
-        return list(map_tensors(self._base, lambda t: _laid_out_like(
-            t, rows[id(t)][j % self.slots])))
+
+        def copy(t: torch.Tensor) -> torch.Tensor:
+            n = max(t.numel() * t.element_size(), 512)  # the copy's own size class
+            self._check_spacers.append(torch.empty(self._pick.randrange(n // 2, 2 * n),
+                                                   dtype=torch.uint8, device=t.device))
+            return _laid_out_like(t, rows[id(t)][j % self.slots])
+        return list(map_tensors(self._base, copy))
 
     @contextlib.contextmanager
     def pristine(self) -> Iterator[None]:
@@ -187,6 +195,7 @@ class RotatingInputs:
             yield
         finally:
             self._check_rows = None
+            self._check_spacers.clear()
 
     def tampered(self) -> str | None:
         """What the candidate did to its timed inputs, or None: a slot re-seated or

@@ -65,3 +65,18 @@ def test_a_candidate_that_computes_less_only_while_timed_is_caught():
     assert rec["timed_checks"] > 0
     assert not {f["kind"] for f in rec["findings"]} & {"timed_output_unreproduced",
                                                         "timed_output_mismatch"}
+
+
+def test_check_copies_do_not_sit_at_repeating_addresses():
+    rot = RotatingInputs([torch.rand(4096)], CPU, 1 << 24, lambda c, r: True)
+    rot.use(2)
+    rot.refresh()
+    seen = set()
+    for _ in range(8):
+        with rot.pristine():
+            x = rot.args(0)[0]
+            assert torch.equal(x, rot.ref_args(0)[0])
+            assert x.data_ptr() != rot._args[0][0].data_ptr()
+            seen.add(x.data_ptr())
+        del x
+    assert len(seen) >= 4
