@@ -13,10 +13,11 @@ refresh jitters, rescales and flips signs. Two kinds of problem cannot take ever
   asserts nothing). When the reference runs one of them on trial 0, every float input whose
   values lie inside that range in every draw is folded into its own observed range
   [lo, hi] (values inside stay as they are, values outside are reflected back in).
-- an input every draw makes non-decreasing along its last dimension (a cumulative
-  distribution, sorted boundaries): on unsorted rows searchsorted's answer depends on the
-  probe order, so the reference cannot judge a candidate there. Such an input is sorted
-  along its last dimension after the transformation.
+- an input every draw makes increasing along its last dimension (non-decreasing
+  everywhere, strictly between most neighbours: a cumulative distribution, sorted
+  boundaries, not a 0/1 triangular mask or a constant): on unsorted rows searchsorted's
+  answer depends on the probe order, so the reference cannot judge a candidate there. Such
+  an input is sorted along its last dimension after the transformation.
 
 Both are decided from what is known before the candidate is imported: the aten ops the
 reference runs on trial 0 and the draws of get_inputs() (the correctness trials' inputs and
@@ -64,8 +65,8 @@ class TensorDomain:
 class ValueDomain:
     """Per input tensor (in tensors_in order): its TensorDomain, or None (unrestricted)."""
 
-    def __init__(self, tensors: list[TensorDomain | None], ops: Iterable[str] = ()) -> None:
-        self.tensors = tensors
+    def __init__(self, tensors: Iterable[TensorDomain | None], ops: Iterable[str] = ()) -> None:
+        self.tensors = tuple(tensors)
         self.ops = sorted(ops)
 
     def restricts(self) -> bool:
@@ -95,11 +96,13 @@ class Observer:
         self._monotone: list[bool] = []
         self._float: list[bool] = []
         self.draws = 0
+        self._unlike = False  # a draw had another number of tensors: nothing is restricted
 
     def add(self, inputs: list[Any]) -> None:
         ts = list(tensors_in(inputs))
         if self.draws and len(ts) != len(self._float):
-            raise ValueError("draws with different numbers of tensors")
+            self._unlike = True
+            return
         for i, t in enumerate(ts):
             lo, hi, mono, flt = _stats(t, self._dev)
             if self.draws == 0:
@@ -118,6 +121,8 @@ class Observer:
         ops = set(ops)
         ranges = [RANGE_OPS[op] for op in ops if op in RANGE_OPS]
         out: list[TensorDomain | None] = []
+        if self._unlike:
+            return ValueDomain([None] * len(self._float))
         for lo, hi, mono, flt in zip(self._lo, self._hi, self._monotone, self._float,
                                      strict=True):
             fold = flt and math.isfinite(lo) and math.isfinite(hi) and any(
@@ -128,12 +133,16 @@ class Observer:
 
 
 def _stats(t: torch.Tensor, dev: torch.device) -> tuple[float, float, bool, bool]:
-    """(min, max, rows non-decreasing, a non-empty float tensor) of one drawn tensor."""
+    """(min, max, rows increasing, a non-empty float tensor) of one drawn tensor; rows are
+    increasing when they never decrease and most neighbours strictly increase."""
     if not t.is_floating_point() or t.numel() == 0:
         return math.inf, -math.inf, False, False
     v = t.detach().to(dev)
     lo, hi = float(v.min()), float(v.max())
-    mono = v.dim() >= 1 and v.shape[-1] >= 2 and bool((v[..., 1:] >= v[..., :-1]).all())
+    mono = False
+    if v.dim() >= 1 and v.shape[-1] >= 2:
+        step = v[..., 1:] - v[..., :-1]
+        mono = bool((step >= 0).all()) and 2 * int(torch.count_nonzero(step > 0)) > step.numel()
     return lo, hi, mono, True
 
 

@@ -100,6 +100,20 @@ def test_rows_every_draw_makes_sorted_stay_sorted():
         assert bool((cdf < 0).any())  # still signed: sorted, not restricted
 
 
+def test_masks_and_constant_rows_are_not_taken_for_sorted_rows():
+    obs = Observer(CPU)
+    for _ in range(3):
+        obs.add([torch.triu(torch.ones(16, 16)), torch.full((4, 8), 0.5),
+                 torch.arange(32.0).expand(2, 32), torch.rand(16, 2)])
+    tri, const, ramp, pairs = obs.domain([]).tensors
+    assert tri is None and const is None and pairs is None
+    assert ramp is not None and ramp.monotone
+    odd = Observer(CPU)
+    odd.add([torch.arange(8.0)])
+    odd.add([torch.arange(8.0), torch.arange(8.0)])  # another number of tensors
+    assert not odd.domain([]).restricts()
+
+
 def test_timed_refresh_keeps_the_domain_on_signed_samples():
     for model, get_inputs, name in ((Bce(), _bce_inputs, "bce"), (Cdf(), _cdf_inputs, "cdf")):
         trials = _trials(model, get_inputs, name)
