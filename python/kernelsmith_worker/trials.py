@@ -107,7 +107,8 @@ class Trials:
             try:
                 data.reference, data.finite, _, ops = self._run_reference(
                     clone_args(data.inputs), count_ops=trial == 0)
-                data.ops = ops if trial == 0 else data.ops
+                if trial == 0:
+                    data.ops = ops
             except BaseException as e:  # noqa: BLE001
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)}", errors.traceback_tail(e),
@@ -143,7 +144,8 @@ class Trials:
         if kind not in self._stress:
             drawn = stress_inputs(self.pristine(0).inputs, kind, self._dev, self.domain)
             chosen: TrialData | None = None
-            for inputs in (drawn, self._positive(drawn)):
+            for positive in (False, True):  # the positive copy only where it is needed
+                inputs = self._positive(drawn) if positive else drawn
                 got = self._stress_reference(inputs)
                 if got is None:
                     continue
