@@ -430,11 +430,16 @@ def _stress_trials(source: TrialSource, run_candidate: Callable[[list[Any]], Any
                    tol: Tolerance, outcome: CorrectnessOutcome, dev: torch.device) -> None:
     """The stress trials (stress.py), compared norm-wise; the first failure is the outcome."""
     record = outcome.record
-    record["stress"] = {}
+    record["stress"], record["stress_skipped"] = {}, 0
+    domain = getattr(source, "domain", None)
+    if domain is not None and domain.restricts():
+        record["stress_domain"] = domain.describe()
     for kind in STRESS_KINDS:
         data = source.stress(kind)
         if data is None:
-            record["stress"][kind] = "skipped: the reference's output is not finite"
+            record["stress"][kind] = ("skipped: the reference raised or has no finite value "
+                                      "on these inputs")
+            record["stress_skipped"] += 1
             continue
         out = _watched_call(run_candidate, clone_args(data.inputs), outcome, f"stress trial {kind}")
         if out is _RAISED:

@@ -26,7 +26,7 @@ from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, clos
                                             run_trials)
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.event_watch import EventWatch
-from kernelsmith_worker.findings import Hacked, rejects, verdict
+from kernelsmith_worker.findings import Hacked, finding, rejects, verdict
 from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import thread_idents
@@ -37,7 +37,7 @@ from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.roofline import RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
-from kernelsmith_worker.stress import normwise_rel_error
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_rel_error
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
 from kernelsmith_worker.worker_context import Events, WorkerContext  # noqa: F401 - re-exported
@@ -301,6 +301,11 @@ class _Evaluation:
         rec.update(outcome.record)
         if outcome.status is not None:
             self.fail(outcome.status, outcome.message, outcome.poisoned)
+        elif outcome.record.get("stress_skipped", 0) >= len(STRESS_KINDS):
+            self.findings.append(finding(
+                "not_stress_checked", "every stress trial was skipped (the reference raised or "
+                "had no finite value on each): the candidate was checked only on get_inputs()' "
+                "own distribution, where approximations can pass", "warn"))
         return outcome
 
     def audit(self, backend: Backend, candidate: Candidate, runner: CandidateRunner,
@@ -357,7 +362,8 @@ class _Evaluation:
                              lambda cand, ref: close_normwise(cand, ref, tol)[0],
                              None if self.baseline_model is not None else
                              lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
-                             draws=trials.fresh, mixed=trials.fresh_mixed)
+                             draws=trials.fresh, mixed=trials.fresh_mixed,
+                             domain=trials.domain)
         self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:

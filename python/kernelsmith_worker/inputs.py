@@ -225,6 +225,7 @@ class TrialData:
     reference: Any = None  # reference output for these inputs, None until computed
     has_reference: bool = False
     finite: bool = True  # every floating point value of the reference output is finite
+    ops: frozenset[str] = frozenset()  # aten ops the reference ran (trial 0 only)
 
 
 def free_memory_budget(dev: torch.device, env: str, share: int, cap: int, cpu: int) -> int:

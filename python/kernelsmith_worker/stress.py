@@ -20,10 +20,21 @@ They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * |
 atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
 TF32 or fp16 whose rounding is honest pass even where cancellation makes single elements
 small, while approximations that only hold for the original distribution are off by tens of
-percent. Where the reference's output is not finite on a draw (sqrt or log of negative
-values) the draw is used with every sign made positive; a stress trial whose reference output
-is still not finite (exp of a large value, say) is skipped: it says nothing about the
-candidate.
+percent. Where the reference's output is not finite everywhere on a draw (sqrt or log of
+negative values) the draw with every sign made positive is tried too, and the first draw
+whose reference is finite everywhere is used, else the first with any finite value. The
+comparison then covers the reference's finite positions (a candidate that is not finite
+there fails); where the reference is not finite the candidate may be anything (an honest
+stable kernel is finite where a naive reference overflows on `wide` values; the timed checks
+compare non-finite patterns exactly). Only a trial whose reference has no finite value at
+all (or raised on both draws) is skipped, and the skipped trials are counted in the record
+(`stress_skipped`): a candidate whose every stress trial was skipped gets a finding saying it
+was not stress-checked.
+
+Values the problem cannot take stay out of the draws (value_domain.py): an input kept in a
+range (the reference runs an op that asserts on its values there) is folded into the range
+its draws showed, and an input whose rows every draw makes non-decreasing is sorted along
+its last dimension.
 
 The draws come from a generator seeded from os.urandom, never from torch's global RNG, so
 a candidate can neither predict nor replay them.
@@ -38,6 +49,7 @@ from typing import Any
 import torch
 
 from kernelsmith_worker.inputs import map_tensors
+from kernelsmith_worker.value_domain import ValueDomain
 
 KINDS: tuple[str, ...] = ("signed", "wide", "sparse")
 SPARSE_DENSITY = 1.0 / 16
@@ -63,13 +75,16 @@ def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
     return res
 
 
-def stress_inputs(inputs: list[Any], kind: str, dev: torch.device) -> list[Any]:
-    """A copy of `inputs` with every floating point value redrawn as `kind` says."""
+def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
+                  domain: ValueDomain | None = None) -> list[Any]:
+    """A copy of `inputs` with every floating point value redrawn as `kind` says, then moved
+    into `domain` (value_domain.py) where one is given."""
     if kind not in KINDS:
         raise ValueError(f"unknown stress kind {kind!r}")
     gen = _Generator(device=dev)
     gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-    return list(map_tensors(inputs, lambda t: _redraw(t, kind, gen)))
+    drawn = list(map_tensors(inputs, lambda t: _redraw(t, kind, gen)))
+    return domain.project_inputs(drawn) if domain is not None else drawn
 
 
 def finite(out: Any) -> bool:
@@ -83,9 +98,25 @@ def finite(out: Any) -> bool:
     return True
 
 
+def any_finite(out: Any) -> bool:
+    """True when the output has a finite value (a non-float tensor with elements counts, as
+    does anything that is not a tensor or a float)."""
+    if isinstance(out, torch.Tensor):
+        if out.is_floating_point() or out.is_complex():
+            return bool(torch.isfinite(out).any())
+        return out.numel() > 0
+    if isinstance(out, (list, tuple)):
+        return any(any_finite(o) for o in out)
+    if isinstance(out, float):
+        return math.isfinite(out)
+    return True
+
+
 def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, str]:
-    """(within the norm-wise budget, what differs). Structure, shape and dtype problems are
-    the element-wise comparison's business: here they only fail with a short message."""
+    """(within the norm-wise budget, what differs), over the reference's finite elements
+    (the candidate must be finite there; elsewhere it is not compared). Structure, shape and
+    dtype problems are the element-wise comparison's business: here they only fail with a
+    short message."""
     if isinstance(ref, (list, tuple)):
         if not isinstance(out, (list, tuple)) or len(out) != len(ref):
             return False, "output structure differs from the reference"
@@ -104,8 +135,8 @@ def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, 
     norms = _error_and_norm(out, ref)
     if norms is None:
         return False, "output has NaN/inf where the reference is finite"
-    err, norm = norms
-    budget = rtol * norm + atol * math.sqrt(max(ref.numel(), 1))
+    err, norm, n = norms
+    budget = rtol * norm + atol * math.sqrt(max(n, 1))
     if err <= budget:
         return True, ""
     rel = err / norm if norm > 0 else math.inf
@@ -123,14 +154,19 @@ def normwise_rel_error(out: Any, ref: Any) -> float:
     norms = _error_and_norm(out, ref)
     if norms is None:
         return math.inf
-    err, norm = norms
+    err, norm, _ = norms
     return err / norm if norm > 0 else (0.0 if err == 0 else math.inf)
 
 
-def _error_and_norm(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float] | None:
-    """(||out - ref||_2, ||ref||_2) in float64, or None when the output is not finite."""
+def _error_and_norm(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int] | None:
+    """(||out - ref||_2, ||ref||_2, elements compared) in float64 over the reference's finite
+    elements, or None when the output is not finite at one of them."""
     o = out.detach().to(torch.float64).reshape(-1)
     r = ref.detach().to(torch.float64).reshape(-1)
+    fin = torch.isfinite(r)
+    if not bool(fin.all()):
+        o, r = o[fin], r[fin]
     if not bool(torch.isfinite(o).all()):
         return None
-    return float(torch.linalg.vector_norm(o - r)), float(torch.linalg.vector_norm(r))
+    err, norm = torch.linalg.vector_norm(o - r), torch.linalg.vector_norm(r)
+    return float(err), float(norm), r.numel()

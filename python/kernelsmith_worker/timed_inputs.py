@@ -55,7 +55,7 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import fresh_draws
+from kernelsmith_worker import fresh_draws, value_domain
 from kernelsmith_worker.correctness import bitwise_equal
 from kernelsmith_worker.inputs import free_memory_budget, map_tensors, nbytes, tensors_in
 from kernelsmith_worker.stress import finite
@@ -79,15 +79,18 @@ class RotatingInputs:
     def __init__(self, base: list[Any], dev: torch.device, budget: int,
                  agree: Callable[[object, object], bool],
                  consistent: Callable[[object, object], bool] | None = None,
-                 draws: list[list[Any]] | None = None, mixed: bool = False) -> None:
+                 draws: list[list[Any]] | None = None, mixed: bool = False,
+                 domain: value_domain.ValueDomain | None = None) -> None:
         """`agree(cand, ref)`: the timed check on every checked sample; `consistent(cand,
         ref)`: also required on samples of the problem's own distribution (not the signed
         ones), e.g. no less precise than the candidate was in the correctness trials;
         `draws`: fresh get_inputs() draws shaped like `base` (fresh_draws.draw) the slots'
         bases are picked from, or None (trial 0's values are every slot's base); `mixed`:
         each tensor of a slot takes its base from its own draw (fresh_draws.py), else all of a
-        slot's tensors from one."""
+        slot's tensors from one; `domain`: what the refreshed values keep (value_domain.py:
+        a range, sorted rows), or None."""
         self._base = base
+        self._domains = domain.by_id(base) if domain is not None else {}
         # per base tensor: the draws as drawn (host memory; one of them is compared with its
         # device copy at every tampered(), so a candidate that rewrites the bases to choose
         # the timed inputs, ids that slow the reference say, is found), and its values in
@@ -240,6 +243,7 @@ class RotatingInputs:
                     del sign
                 pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
                 torch._foreach_mul_(rows, bases)
+                value_domain.project(pool, self._domains.get(id(base)))
             elif kind == "int":
                 # each element: the value at a random position of its slot's base
                 flat, n = pool.view(self.slots, -1), base.numel()

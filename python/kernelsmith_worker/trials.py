@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from typing import Any
@@ -9,12 +10,13 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import errors, fresh_draws
+from kernelsmith_worker import errors, fresh_draws, value_domain
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
                                        generate_inputs, host_copy, map_tensors,
                                        poison_free_blocks, tensors_in)
 from kernelsmith_worker.loader import Problem
-from kernelsmith_worker.stress import KINDS as STRESS_KINDS, finite, stress_inputs
+from kernelsmith_worker.opclass import OpCounter
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, any_finite, finite, stress_inputs
 
 _no_grad = torch.no_grad
 _synchronize = torch.cuda.synchronize
@@ -65,6 +67,11 @@ class Trials:
         self.fresh: list[list[Any]] = []  # fresh draws for the timed slots (fresh_draws.py)
         self.fresh_finding: dict[str, Any] | None = None  # why there are none
         self.fresh_mixed = False  # a slot's tensors may come from different draws
+        # what the stress values and the timed refresh keep (value_domain.py): decided in
+        # prepare() from the trials' inputs, widened by the fresh draws in draw_fresh()
+        self.domain: value_domain.ValueDomain | None = None
+        self._observer: value_domain.Observer | None = None
+        self._ref_ops: frozenset[str] = frozenset()  # aten ops the reference ran on trial 0
 
     def _key(self, trial: int) -> tuple[str, int, int, str]:
         return (self._problem.sha256, self._seed, trial, str(self._dev))
@@ -99,7 +106,10 @@ class Trials:
         data = self.pristine(trial)
         if not data.has_reference:
             try:
-                data.reference, data.finite = self._run_reference(clone_args(data.inputs))
+                data.reference, data.finite, _, ops = self._run_reference(
+                    clone_args(data.inputs), count_ops=trial == 0)
+                if trial == 0:
+                    data.ops = ops
             except BaseException as e:  # noqa: BLE001
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)}", errors.traceback_tail(e),
@@ -108,44 +118,63 @@ class Trials:
             self._cache.put(self._key(trial), data, self._budget)
         return data.reference
 
-    def _run_reference(self, args: list[Any], per_request: bool = False) -> tuple[Any, bool]:
-        """The reference's output for args, on the host (inputs.host_copy), and whether it is
-        finite (read on the device: on the host a large output takes seconds to scan)."""
-        with _no_grad():
+    def _run_reference(self, args: list[Any], per_request: bool = False,
+                       count_ops: bool = False) -> tuple[Any, bool, bool, frozenset[str]]:
+        """The reference's output for args, on the host (inputs.host_copy), whether it is
+        finite and whether any of it is (read on the device: on the host a large output takes
+        seconds to scan), and, with count_ops, the aten ops it ran (value_domain.RANGE_OPS)."""
+        counter = OpCounter(None) if count_ops else contextlib.nullcontext()
+        with _no_grad(), counter:
             out = self._ref(*args)
         fin = finite(out)
+        some = fin or any_finite(out)
         if self._dev.type == "cuda":
             _synchronize(self._dev)
-        return host_copy(out, per_request), fin
+        ops = frozenset(counter.counts) if isinstance(counter, OpCounter) else frozenset()
+        return host_copy(out, per_request), fin, some, ops
 
     def stress(self, kind: str) -> TrialData | None:
-        """Trial 0's inputs redrawn off-distribution (stress.py) with the reference's output
-        (on the host: take a device_copy to compare, and scrub it). Where the reference is not
-        finite on the draw (sqrt or log of negative values), the same draw with every value's
-        sign made positive; None when that is not finite either. Drawn once per request and
-        never cached across requests."""
+        """Trial 0's inputs redrawn off-distribution (stress.py), kept in the problem's value
+        domain (self.domain), with the reference's output (on the host: take a device_copy to
+        compare, and scrub it). Where the reference is not finite everywhere on the draw
+        (sqrt or log of negative values) the same draw with every value's sign made positive
+        is tried too, and the first whose reference is finite everywhere is used, else the
+        first with any finite value (a masked -inf output is compared where it is finite);
+        None when neither has one or the reference raised on both. Drawn once per request
+        and never cached across requests."""
         if kind not in self._stress:
-            inputs = stress_inputs(self.pristine(0).inputs, kind, self._dev)
-            out = self._stress_reference(inputs)
-            if out is None:
-                inputs = list(map_tensors(inputs, lambda t: t.abs() if t.is_floating_point()
-                                          else t))
-                out = self._stress_reference(inputs)
-            self._stress[kind] = TrialData(inputs, out, True) if out is not None else None
+            drawn = stress_inputs(self.pristine(0).inputs, kind, self._dev, self.domain)
+            chosen: TrialData | None = None
+            for positive in (False, True):  # the positive copy only where it is needed
+                inputs = self._positive(drawn) if positive else drawn
+                got = self._stress_reference(inputs)
+                if got is None:
+                    continue
+                out, fin, some = got
+                if fin or (some and chosen is None):
+                    chosen = TrialData(inputs, out, True, fin)
+                if fin:
+                    break
+            self._stress[kind] = chosen
         return self._stress[kind]
 
-    def _stress_reference(self, inputs: list[Any]) -> Any:
-        """The reference's output on stress inputs, or None when it raised or is not finite."""
+    def _positive(self, inputs: list[Any]) -> list[Any]:
+        """inputs with every floating point value's sign made positive, in the domain."""
+        pos = list(map_tensors(inputs, lambda t: t.abs() if t.is_floating_point() else t))
+        return self.domain.project_inputs(pos) if self.domain is not None else pos
+
+    def _stress_reference(self, inputs: list[Any]) -> tuple[Any, bool, bool] | None:
+        """(the reference's output on stress inputs, finite everywhere, finite anywhere), or
+        None when it raised."""
         try:
-            out, fin = self._run_reference(clone_args(inputs), per_request=True)
+            out, fin, some, _ = self._run_reference(clone_args(inputs), per_request=True)
         except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
             if errors.is_cuda_poison(e):
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
                                    f"raised {errors.describe(e)} on stress inputs",
                                    errors.traceback_tail(e), True) from e
             return None
-        self._host_reference(0)
-        return out if fin and self.pristine(0).finite else None
+        return out, fin, some
 
     def _mix_ok(self, args: list[Any]) -> bool:
         """Whether the reference takes a mix of fresh draws (fresh_draws.mixed) as it takes
@@ -165,8 +194,12 @@ class Trials:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made
         now: called before the candidate is imported, so nothing it installs in the process
         can touch them (as long as they fit in the input cache)."""
+        observer = value_domain.Observer(self._dev)
         for i in range(trials):
             self._host_reference(i)
+            observer.add(self.pristine(i).inputs)
+        self._ref_ops = self.pristine(0).ops
+        self._observer, self.domain = observer, observer.domain(self._ref_ops)
         for kind in STRESS_KINDS:
             self.stress(kind)
         poison_free_blocks(self._dev)
@@ -183,6 +216,10 @@ class Trials:
             raise ProblemError(f"problem {self._problem.path}: get_inputs() raised "
                                f"{errors.describe(e)} on a fresh draw",
                                errors.traceback_tail(e), True) from e
+        if self._observer is not None and self.fresh:
+            for d in self.fresh:
+                self._observer.add(d)
+            self.domain = self._observer.domain(self._ref_ops)
         if len(self.fresh) >= fresh_draws.MIN_DRAWS and len({id(t) for t in tensors_in(base)}) > 1:
             self.fresh_mixed = self._mix_ok(device_copy(fresh_draws.mixed(self.fresh, base),
                                                         self._dev))

@@ -48,6 +48,18 @@ def test_gpu_seconds_sum_the_stages_of_an_evaluation_on_a_gpu():
     assert ev.gpu_seconds() == 0.875
 
 
+def test_a_candidate_no_stress_trial_checked_gets_a_finding(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, SOFTMAX / "cpu_candidate.py",
+                            problem=CASES / "problem_softmax_refuses_stress.py")
+    assert result["status"] == "ok", result["message"]
+    assert result["stages"]["correctness"]["stress_skipped"] == 3
+    assert "not_stress_checked" in kinds(result, "warn")
+    checked, _, _ = run_eval(worker_ctx, SOFTMAX / "cpu_candidate.py",
+                             problem=CASES / "problem_softmax_small.py")
+    assert checked["stages"]["correctness"]["stress_skipped"] == 0
+    assert "not_stress_checked" not in kinds(checked)
+
+
 def test_parameters_match_reference_seed(worker_ctx):
     result, _, _ = run_eval(worker_ctx, CASES / "cpu_linear.py",
                             problem=CASES / "problem_linear.py")

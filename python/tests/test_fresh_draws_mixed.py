@@ -117,8 +117,8 @@ def _with_total():
 
 
 def _log_gap():
-    x = torch.rand(8) + 1
-    return [x, x * torch.rand(8)]  # below x in every draw: log(x - y) is finite
+    x = torch.rand(256) + 1
+    return [x, x * torch.rand(256)]  # below x in every draw: log(x - y) is finite
 
 
 def _trials(get_inputs, ref):

@@ -147,7 +147,7 @@ def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan()
         assert bool(torch.isfinite(data.reference).all())
 
 
-def test_stress_trials_are_skipped_where_trial_0s_reference_is_not_finite():
+def test_stress_trials_keep_a_partly_finite_reference_and_skip_only_a_nowhere_finite_one():
     import types
     from kernelsmith_worker.inputs import InputCache
     from kernelsmith_worker.trials import Trials
@@ -156,11 +156,38 @@ def test_stress_trials_are_skipped_where_trial_0s_reference_is_not_finite():
         def forward(self, a):
             return torch.exp(a * 1e4)  # inf on trial 0's values in [0, 1) (most of them)
 
+    class NanModel(torch.nn.Module):
+        def forward(self, a):
+            return torch.log(-1.0 - a.abs())  # NaN everywhere, whatever the signs
+
     problem = types.SimpleNamespace(sha256="o", path="exp.py",
                                     get_inputs=lambda: [torch.rand(8, 32)])
     trials = Trials(problem, OverflowModel(), 1, torch.device("cpu"), InputCache(), 1 << 20)
-    assert trials.stress("signed") is None
+    trials.prepare(2)
+    data = trials.stress("signed")  # exp of the negative values is finite: compared there
+    assert data is not None and bool(torch.isfinite(data.reference).any())
     assert trials.pristine(0).finite is False  # read when the reference ran, kept with it
+    nan = Trials(problem, NanModel(), 1, torch.device("cpu"), InputCache(), 1 << 20)
+    assert nan.stress("signed") is None
+
+
+def test_normwise_error_compares_the_references_finite_positions():
+    ref = torch.randn(4, 64)
+    ref[:, 32:] = -math.inf  # a masked log-softmax's padding
+    honest = ref.clone()
+    honest[:, :32] += 1e-4
+    assert normwise_error(honest, ref, 1e-2, 1e-2)[0]
+    finite_there = honest.clone()
+    finite_there[:, 32:] = -1e4  # a stable kernel may be finite where the reference is not
+    assert normwise_error(finite_there, ref, 1e-2, 1e-2)[0]
+    shifted = honest.clone()
+    shifted[:, :32] += 0.5  # an approximation, off where the reference is finite
+    ok, why = normwise_error(shifted, ref, 1e-2, 1e-2)
+    assert not ok and "relative error" in why
+    hole = honest.clone()
+    hole[0, 0] = math.inf
+    ok, why = normwise_error(hole, ref, 1e-2, 1e-2)
+    assert not ok and "NaN/inf" in why
 
 
 def test_sparse_stress_keeps_a_sixteenth_and_small_tensors_dense():

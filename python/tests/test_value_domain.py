@@ -1,0 +1,158 @@
+"""The value domain (value_domain.py) the stress trials and the timed refresh keep."""
+
+import types
+
+import torch
+import torch.nn.functional as F
+
+from kernelsmith_worker.correctness import TOLERANCES, run_trials
+from kernelsmith_worker.inputs import InputCache
+from kernelsmith_worker.stress import KINDS
+from kernelsmith_worker.timed_inputs import RotatingInputs
+from kernelsmith_worker.trials import Trials
+from kernelsmith_worker.value_domain import Observer, TensorDomain, project
+
+CPU = torch.device("cpu")
+
+
+class Bce(torch.nn.Module):
+    def forward(self, pred, target):
+        return F.binary_cross_entropy(pred, target)
+
+
+class Cdf(torch.nn.Module):
+    def forward(self, cdf, u):
+        return torch.searchsorted(cdf, u)
+
+
+class Matmul(torch.nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+
+def _bce_inputs():
+    return [torch.sigmoid(torch.randn(16, 64)), torch.rand(16, 64)]
+
+
+def _cdf_inputs():
+    cdf = torch.rand(4, 100).add_(0.01).cumsum(dim=1)
+    return [cdf, torch.rand(4, 32) * cdf[:, -1:]]
+
+
+def _trials(model, get_inputs, name):
+    problem = types.SimpleNamespace(sha256=name, path=f"{name}.py", get_inputs=get_inputs)
+    trials = Trials(problem, model, 1, CPU, InputCache(), 1 << 24)
+    trials.prepare(3)
+    return trials
+
+
+def test_project_is_the_identity_inside_the_range_and_reflects_outside():
+    d = TensorDomain(0.25, 0.75, fold=True, monotone=False)
+    t = torch.tensor([0.25, 0.5, 0.75, 0.2, 0.8, -3.0, 40.0, 1.25])
+    project(t, d)
+    assert torch.allclose(t[:3], torch.tensor([0.25, 0.5, 0.75]))
+    assert torch.allclose(t[3:5], torch.tensor([0.3, 0.7]))  # reflected at lo and at hi
+    assert bool((t >= 0.25 - 1e-6).all()) and bool((t <= 0.75).all())
+    rows = torch.randn(3, 5, 7)
+    project(rows, TensorDomain(-1.0, 1.0, fold=False, monotone=True))
+    assert bool((rows[..., 1:] >= rows[..., :-1]).all())
+
+
+def test_a_reference_that_asserts_on_a_range_keeps_its_inputs_there():
+    trials = _trials(Bce(), _bce_inputs, "bce")
+    assert "aten.binary_cross_entropy" in trials.domain.ops
+    lo_hi = [(float(t.min()), float(t.max())) for t in trials.pristine(0).inputs]
+    for kind in KINDS:
+        data = trials.stress(kind)  # the reference accepted every draw (it raises outside)
+        assert data is not None and bool(torch.isfinite(data.reference).all())
+        for t, (lo, hi), d in zip(data.inputs, lo_hi, trials.domain.tensors):
+            assert d is not None and d.fold and d.lo <= lo and hi <= d.hi
+            assert float(t.min()) >= d.lo - 1e-6 and float(t.max()) <= d.hi
+        assert not torch.equal(data.inputs[0], trials.pristine(0).inputs[0])
+
+
+def test_rand_inputs_without_such_an_op_keep_their_signed_and_wide_values():
+    trials = _trials(Matmul(), lambda: [torch.rand(16, 32), torch.rand(32, 8)], "mm")
+    assert not trials.domain.restricts()
+    signed = trials.stress("signed").inputs[0]
+    assert bool((signed < 0).any())
+    wide = trials.stress("wide").inputs[0].abs()
+    assert float(wide.max() / wide.min()) > 100
+
+
+def test_the_op_list_only_applies_to_ops_the_reference_ran():
+    obs = Observer(CPU)
+    for _ in range(3):
+        obs.add(_bce_inputs())
+    assert not obs.domain([]).restricts()  # inputs in [0, 1] alone restrict nothing
+    assert not obs.domain(["aten.mm", "aten.candidate_op"]).restricts()
+    assert all(d is not None and d.fold for d in obs.domain(["aten.bernoulli"]).tensors)
+
+
+def test_rows_every_draw_makes_sorted_stay_sorted():
+    trials = _trials(Cdf(), _cdf_inputs, "cdf")
+    cdf_dom, u_dom = trials.domain.tensors
+    assert cdf_dom is not None and cdf_dom.monotone and not cdf_dom.fold
+    assert u_dom is None  # u is not sorted along its rows
+    for kind in KINDS:
+        cdf = trials.stress(kind).inputs[0]
+        assert bool((cdf[..., 1:] >= cdf[..., :-1]).all())
+        assert bool((cdf < 0).any())  # still signed: sorted, not restricted
+
+
+def test_masks_and_constant_rows_are_not_taken_for_sorted_rows():
+    obs = Observer(CPU)
+    for _ in range(3):
+        obs.add([torch.triu(torch.ones(16, 16)), torch.full((4, 8), 0.5),
+                 torch.arange(32.0).expand(2, 32), torch.rand(16, 2)])
+    tri, const, ramp, pairs = obs.domain([]).tensors
+    assert tri is None and const is None and pairs is None
+    assert ramp is not None and ramp.monotone
+    odd = Observer(CPU)
+    odd.add([torch.arange(8.0)])
+    odd.add([torch.arange(8.0), torch.arange(8.0)])  # another number of tensors
+    assert not odd.domain([]).restricts()
+
+
+def test_timed_refresh_keeps_the_domain_on_signed_samples():
+    for model, get_inputs, name in ((Bce(), _bce_inputs, "bce"), (Cdf(), _cdf_inputs, "cdf")):
+        trials = _trials(model, get_inputs, name)
+        base = trials.pristine(0).inputs
+        draws = [get_inputs() for _ in range(3)]
+        rot = RotatingInputs(base, CPU, 1 << 24, lambda c, r: True, draws=draws,
+                             domain=trials.domain)
+        rot.use(3)
+        for signed in (False, True, True):
+            rot.refresh(signed)
+            for j in range(3):
+                args = rot.args(j)
+                with torch.no_grad():
+                    model(*args)  # the reference accepts every refreshed sample
+                for t, d in zip(args, trials.domain.tensors):
+                    if d is not None and d.fold:
+                        assert float(t.min()) >= d.lo - 1e-6 and float(t.max()) <= d.hi
+                    if d is not None and d.monotone:
+                        assert bool((t[..., 1:] >= t[..., :-1]).all())
+        assert rot.tampered() is None
+
+
+def test_every_stress_trial_skipped_is_counted():
+    class NoStress:
+        domain = None
+
+        def __init__(self):
+            self._in = [torch.rand(4, 4)]
+
+        def pristine(self, trial):
+            return types.SimpleNamespace(inputs=self._in, reference=self._in[0] * 2,
+                                         has_reference=True)
+
+        def reference(self, trial):
+            return self._in[0] * 2
+
+        def stress(self, kind):
+            return None
+
+    outcome = run_trials(2, TOLERANCES["default"], NoStress(), lambda args: args[0] * 2, CPU)
+    assert outcome.status is None
+    assert outcome.record["stress_skipped"] == len(KINDS)
