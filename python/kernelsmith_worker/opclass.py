@@ -39,12 +39,13 @@ VIEW_OPS: frozenset[str] = frozenset(
 ALLOC_OPS: frozenset[str] = frozenset(
     """empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like
     full full_like fill fill_ zero_ new_zeros new_ones new_full scalar_tensor arange
-    empty_permuted lift
+    empty_permuted lift eye linspace logspace tril_indices triu_indices
     """.split()
 )
 
 COPY_OPS: frozenset[str] = frozenset(
-    """clone contiguous copy copy_ _to_copy to _copy_from _copy_from_and_resize
+    """clone contiguous copy copy_ _to_copy to _copy_from _copy_from_and_resize pin_memory
+    _pin_memory type_as
     """.split()
 )
 
@@ -94,7 +95,8 @@ HEAVY_OPS: frozenset[str] = frozenset(
 LIGHT_OPS: frozenset[str] = frozenset(
     """cat stack hstack vstack gather index_select index _unsafe_index index_put
     _index_put_impl index_fill masked_fill masked_scatter scatter select_scatter slice_scatter
-    diagonal_scatter as_strided_scatter constant_pad_nd pad repeat repeat_interleave tile flip
+    diagonal_scatter as_strided_scatter index_copy constant_pad_nd pad repeat repeat_interleave
+    tile flip
     roll tril triu leaky_relu hardswish hardsigmoid floor_divide relu6 threshold
     rand rand_like randn randn_like randint randint_like randperm normal uniform bernoulli
     exponential geometric cauchy log_normal random native_dropout dropout
@@ -126,13 +128,14 @@ def classify(qualified: str) -> str:
     ns, name = op_name(qualified)
     if ns not in ("aten", "prims"):
         return "custom"
-    if name in VIEW_OPS:
-        return "view"
-    if name in ALLOC_OPS:
-        return "alloc"
-    if name in COPY_OPS:
-        return "copy"
+    # In-place variants (unsqueeze_, fill_, copy_, add_) are classed like their op.
     base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    if name in VIEW_OPS or base in VIEW_OPS:
+        return "view"
+    if name in ALLOC_OPS or base in ALLOC_OPS:
+        return "alloc"
+    if name in COPY_OPS or base in COPY_OPS:
+        return "copy"
     if base in HEAVY_OPS or name in HEAVY_OPS or _HEAVY_PATTERN.search(base):
         return "heavy"
     if base in LIGHT_OPS or _pointwise(ns, name) or _pointwise(ns, base):

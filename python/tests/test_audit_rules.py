@@ -33,6 +33,8 @@ def test_classify_allow_list():
     assert classify("aten.gather") == "light"
     assert classify("aten.constant_pad_nd") == "light"
     assert classify("aten.permute_copy") == "copy"
+    assert classify("aten.unsqueeze_") == "view"  # in-place variants classed like their op
+    assert classify("aten.eye") == "alloc"
     # Anything else is compute the candidate did not write: a batched GEMM in _trilinear, a
     # reduction in dist, and ops no list names.
     assert classify("aten._trilinear") == "heavy"
