@@ -11,6 +11,8 @@
   (input overwritten in place, same data_ptr and version counter);
 - the correctness trials' calls too: torch ops and events (frames, gc, files) on every call;
 - evaluator introspection: a static scan of the source and audit-hook events in forward;
+- library code: BLAS/LAPACK routines or the dynamic loader's lookup named in the candidate's
+  Python code (cpu_ext refuses C++ libraries that reach them: library_code.py);
 - host compute: tensor data handed to NumPy or Python lists inside forward;
 - after timing: the timing input overwritten once more must give the new answer.
 """
@@ -24,7 +26,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import opclass
+from kernelsmith_worker import library_code, opclass
 from kernelsmith_worker.correctness import (WEAK_FOLLOW, CorrectnessOutcome, Tolerance,
                                             TrialSource, compare_outputs)
 from kernelsmith_worker.findings import finding
@@ -63,20 +65,29 @@ class AuditInputs:
     candidate_source: str = ""  # for the static introspection scan
 
 
+_UNLISTED_WHY = ("that are not known to be light (not views, copies, fills, allocation, "
+                 "elementwise math or data movement), so they count as the problem's work")
+
+
 def torch_compute_findings(counts: dict[str, int], launches: int) -> list[dict[str, str]]:
     """The torch_compute / torch_compute_light / torch_copy rules."""
     by_class: dict[str, dict[str, int]] = {}
     for op, n in counts.items():
         by_class.setdefault(opclass.classify(op), {})[op] = n
     heavy, light = by_class.get("heavy", {}), by_class.get("light", {})
+    unlisted = by_class.get("unlisted", {})
     out: list[dict[str, str]] = []
-    if (heavy or light) and launches == 0:
+    if (heavy or light or unlisted) and launches == 0:
         out.append(finding("torch_compute", "forward computes with torch ops "
-                           f"{opclass.format_ops({**heavy, **light})} instead of custom kernels",
-                           "reject"))
+                           f"{opclass.format_ops({**heavy, **unlisted, **light})} instead of "
+                           "custom kernels", "reject"))
     elif heavy:
         out.append(finding("torch_compute", "forward runs torch ops that do the problem's work "
                            f"{opclass.format_ops(heavy)} alongside its custom kernels", "reject"))
+    elif unlisted:
+        out.append(finding("torch_compute", f"forward runs torch ops {_UNLISTED_WHY} "
+                           f"{opclass.format_ops(unlisted)} alongside its custom kernels",
+                           "reject"))
     if light and launches > 0:
         out.append(finding("torch_compute_light", "forward also computes with torch ops "
                            f"{opclass.format_ops(light)}; move them into the kernel", "warn"))
@@ -142,17 +153,22 @@ def trial_findings(outcome: CorrectnessOutcome) -> list[dict[str, str]]:
     no launch on a call (a candidate that computes in torch on the first sight of an input and
     serves a cached copy afterwards passes the audit's own call)."""
     heavy: dict[str, int] = {}
+    unlisted: dict[str, int] = {}
     unlaunched: dict[str, int] = {}
     for counts, launches in outcome.call_ops:
         for op, n in counts.items():
             cls = opclass.classify(op)
-            if cls == "heavy":
-                heavy[op] = heavy.get(op, 0) + n
-            if cls in ("heavy", "light") and launches == 0:
+            if cls in ("heavy", "unlisted"):
+                into = heavy if cls == "heavy" else unlisted
+                into[op] = into.get(op, 0) + n
+            if cls in opclass.COMPUTE_CLASSES and launches == 0:
                 unlaunched[op] = unlaunched.get(op, 0) + n
     if heavy:
         return [finding("torch_compute", "during the correctness trials forward ran torch ops "
                         f"that do the problem's work {opclass.format_ops(heavy)}", "reject")]
+    if unlisted:
+        return [finding("torch_compute", "during the correctness trials forward ran torch ops "
+                        f"{_UNLISTED_WHY} {opclass.format_ops(unlisted)}", "reject")]
     if unlaunched:
         return [finding("torch_compute", "during the correctness trials forward computed with "
                         f"torch ops {opclass.format_ops(unlaunched)} and no custom kernel",
@@ -210,6 +226,10 @@ def _whole_request_findings(a: AuditInputs, events: dict[str, list[str]],
         for kind, items in a.outcome.events.items():
             events.setdefault(kind, []).extend(x for x in items if x not in events.get(kind, []))
     out.extend(event_findings(events))
+    named = library_code.python_findings(a.candidate_source)
+    if named:
+        out.append(finding("library_code", "the candidate's code names library routines or "
+                           f"the dynamic loader's lookup: {'; '.join(named[:4])}", "reject"))
     scanned = scan_source(a.candidate_source)
     if scanned and not any(f["kind"] == "evaluator_introspection" for f in out):
         out.append(finding("evaluator_introspection", "the candidate's source reaches into the "

@@ -14,6 +14,9 @@ The source is compiled by the system compiler (`c++`, or $CXX) with
 fails) into $KS_CACHE_DIR/cpu_ext/<key>/ (default ~/.cache/kernelsmith), keyed by
 sha256(name, source, flags, compiler version, CPU model): identical sources compile once per
 machine. Libraries are loaded with ctypes; every call is counted and timed for the audit.
+A library that reaches library code (its undefined dynamic symbols or its source name
+dlopen/dlsym or BLAS/LAPACK routines: library_code.py) is refused: load raises
+LibraryCodeError and the evaluation rejects the candidate (finding `library_code`).
 
 Signature grammar: `RET(ARG, ARG, ...)`.
 - RET: void, int32, int64, float, double, bool (aliases: int, long, int32_t, int64_t,
@@ -40,6 +43,7 @@ from collections.abc import Callable
 
 import torch
 
+from kernelsmith_worker import library_code
 from kernelsmith_worker.launches import active_recorder
 
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
@@ -57,6 +61,11 @@ class CompileError(RuntimeError):
     def __init__(self, message: str, log: str = "") -> None:
         super().__init__(message)
         self.log = log
+
+
+class LibraryCodeError(RuntimeError):
+    """The library reaches the dynamic loader or BLAS/LAPACK routines: its work would not be
+    the candidate's own kernel's."""
 
 
 # --- types -----------------------------------------------------------------------------------
@@ -280,6 +289,7 @@ def load(name: str, source: str, functions: dict[str, str],
         raise ValueError("cpu_ext.load: declare at least one function in `functions`")
     sigs = {fn: parse_signature(sig) for fn, sig in functions.items()}
     path, log = build(name, source, extra_cflags, openmp)
+    _refuse_library_code(name, path, source, log)
     try:
         handle = ctypes.CDLL(str(path))
     except OSError as e:
@@ -294,3 +304,20 @@ def load(name: str, source: str, functions: dict[str, str],
                 f'extern "C" (C++ names are mangled otherwise)', log) from e
         callers[fn_name] = _make_caller(name, fn_name, cfunc, sig)
     return Library(name, path, log, callers)
+
+
+def _refuse_library_code(name: str, path: Path, source: str, log: str) -> None:
+    """Raises LibraryCodeError (recorded for the evaluation's finding) when the built library
+    imports, or its source names, the loader's lookup functions or BLAS/LAPACK routines."""
+    try:
+        found = library_code.library_findings(path)
+    except library_code.ToolMissing as e:
+        raise CompileError(f"cpu_ext: {e}", log) from e
+    found += [f"{s} in the source" for s in library_code.source_findings(source)]
+    if not found:
+        return
+    what = (f"cpu_ext library {name!r} reaches library code: {', '.join(found[:6])}; a "
+            "kernel must compute with its own code, not call BLAS or look functions up at "
+            "run time")
+    library_code.refuse(what)
+    raise LibraryCodeError(what)

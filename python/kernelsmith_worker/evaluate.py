@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 import torch
 
-from kernelsmith_worker import errors, kernel_log
+from kernelsmith_worker import errors, kernel_log, library_code
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
                                       run_audit, untimed_fork_findings)
 from kernelsmith_worker.backends import Backend
@@ -97,6 +97,17 @@ class _Evaluation:
 
     def failed(self) -> bool:
         return bool(self.failures)
+
+    def refused_library_code(self) -> None:
+        """A cpu_ext library refused for reaching library code (at import, construction or in
+        forward) is a reject whatever the candidate did next: the error it raised, or a
+        failure that followed, is not the verdict."""
+        refused = library_code.refusals()
+        if not refused:
+            return
+        self.findings.append(finding("library_code", "; ".join(dict.fromkeys(refused)),
+                                     "reject"))
+        self.failures = [f for f in self.failures if f[0] == "infra_error"]
 
     # --- stages ------------------------------------------------------------------------------
     def load(self) -> tuple[Candidate, CandidateRunner, list[CaseRun]]:
@@ -565,6 +576,7 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
     ev = _Evaluation(req, ctx, events)
     unrestored = ctx.guard.restore()
     ctx.recorder.reset(keep_sources=False)
+    library_code.clear()
     try:
         if unrestored:  # an earlier candidate left state that cannot be put back
             ev.fail("infra_error", "the worker's state could not be restored after an earlier "
@@ -587,6 +599,7 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
         print(errors.traceback_tail(e, 20000), file=sys.stderr, flush=True)
         ev.fail("infra_error", f"worker error: {errors.describe(e)}", errors.is_cuda_poison(e))
     finally:
+        ev.refused_library_code()
         ctx.loader.cleanup()
         unrestored = ctx.guard.restore()
         if unrestored:  # the result stands; the worker is not reused

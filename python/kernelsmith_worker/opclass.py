@@ -4,19 +4,26 @@ Classes:
 - `view`  : views and metadata (reshape, transpose, slicing, ...): free, allowed.
 - `alloc` : allocation and constant fills (empty*, zeros, full, fill_, ...): allowed.
 - `copy`  : copies and casts (clone, contiguous, copy_, _to_copy): allowed, reported as info.
+- `light` : ops known to be cheap: elementwise math (torch's own `pointwise` tag on the op),
+            data movement (cat, gather, index, pad, ...), random fills: allowed next to custom
+            kernels, reported as a warning.
 - `heavy` : ops that are the work of a typical problem (matmul, conv, softmax, norms,
             reductions, sort, attention, pooling, losses, ...): never allowed in forward.
-- `light` : any other compute (elementwise math, where, gather, ...): allowed next to custom
-            kernels, reported as a warning.
+- `unlisted`: any other aten/prims op. Not known to be light, so treated as the problem's work
+            (aten::_trilinear runs a batched GEMM, aten::dist a reduction): never allowed in
+            forward. Only the ops forward itself dispatches are held to this; the profiler's
+            view (which also sees the internals of allowed ops) rejects `heavy` ones only.
 Ops outside the `aten`/`prims` namespaces (custom ops the candidate registered) are `custom`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from typing import Any
 
+import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 VIEW_OPS: frozenset[str] = frozenset(
@@ -32,12 +39,13 @@ VIEW_OPS: frozenset[str] = frozenset(
 ALLOC_OPS: frozenset[str] = frozenset(
     """empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like
     full full_like fill fill_ zero_ new_zeros new_ones new_full scalar_tensor arange
-    empty_permuted lift
+    empty_permuted lift eye linspace logspace tril_indices triu_indices
     """.split()
 )
 
 COPY_OPS: frozenset[str] = frozenset(
-    """clone contiguous copy copy_ _to_copy to _copy_from _copy_from_and_resize
+    """clone contiguous copy copy_ _to_copy to _copy_from _copy_from_and_resize pin_memory
+    _pin_memory type_as
     """.split()
 )
 
@@ -77,7 +85,23 @@ HEAVY_OPS: frozenset[str] = frozenset(
     histc bincount scatter_reduce index_reduce segment_reduce _segment_reduce
     _weight_norm _weight_norm_interface
     _fft_r2c _fft_c2r _fft_c2c
-    rnn_tanh rnn_relu lstm gru _thnn_fused_lstm_cell _thnn_fused_gru_cell
+    rnn_tanh rnn_relu lstm gru _thnn_fused_lstm_cell _thnn_fused_gru_cell _cudnn_rnn
+    _trilinear bilinear dist native_norm _foreach_norm renorm index_add scatter_add histogram
+    """.split()
+)
+
+# Cheap ops that torch does not tag `pointwise`: data movement, activations, random fills,
+# host-side scalar and assertion ops.
+LIGHT_OPS: frozenset[str] = frozenset(
+    """cat stack hstack vstack gather index_select index _unsafe_index index_put
+    _index_put_impl index_fill masked_fill masked_scatter scatter select_scatter slice_scatter
+    diagonal_scatter as_strided_scatter index_copy constant_pad_nd pad repeat repeat_interleave
+    tile flip
+    roll tril triu leaky_relu hardswish hardsigmoid floor_divide relu6 threshold
+    rand rand_like randn randn_like randint randint_like randperm normal uniform bernoulli
+    exponential geometric cauchy log_normal random native_dropout dropout
+    item _assert_async _assert_scalar sym_constrain_range sym_constrain_range_for_size
+    record_stream is_same_size result_type
     """.split()
 )
 
@@ -89,6 +113,8 @@ _HEAVY_PATTERN = re.compile(
 )
 
 ALLOWED_CLASSES: frozenset[str] = frozenset({"view", "alloc", "copy", "custom"})
+# Classes that are compute (counted against the candidate: warned or rejected).
+COMPUTE_CLASSES: frozenset[str] = frozenset({"light", "heavy", "unlisted"})
 
 
 def op_name(qualified: str) -> tuple[str, str]:
@@ -102,16 +128,32 @@ def classify(qualified: str) -> str:
     ns, name = op_name(qualified)
     if ns not in ("aten", "prims"):
         return "custom"
-    if name in VIEW_OPS:
-        return "view"
-    if name in ALLOC_OPS:
-        return "alloc"
-    if name in COPY_OPS:
-        return "copy"
+    # In-place variants (unsqueeze_, fill_, copy_, add_) are classed like their op.
     base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    if name in VIEW_OPS or base in VIEW_OPS:
+        return "view"
+    if name in ALLOC_OPS or base in ALLOC_OPS:
+        return "alloc"
+    if name in COPY_OPS or base in COPY_OPS:
+        return "copy"
     if base in HEAVY_OPS or name in HEAVY_OPS or _HEAVY_PATTERN.search(base):
         return "heavy"
-    return "light"
+    if base in LIGHT_OPS or _pointwise(ns, name) or _pointwise(ns, base):
+        return "light"
+    # A functional copy of a view op (permute_copy, view_copy, ...): a copy.
+    if name.endswith("_copy") and name[: -len("_copy")] in VIEW_OPS:
+        return "copy"
+    return "unlisted"
+
+
+@functools.lru_cache(maxsize=None)
+def _pointwise(ns: str, name: str) -> bool:
+    """True when torch tags some overload of ns::name `pointwise` (elementwise math)."""
+    packet = getattr(getattr(torch.ops, ns), name, None)
+    if packet is None or not hasattr(packet, "overloads"):
+        return False
+    return any(torch.Tag.pointwise in getattr(getattr(packet, o, None), "tags", ())
+               for o in packet.overloads())
 
 
 def format_ops(counts: dict[str, int], limit: int = 8) -> str:

@@ -145,7 +145,7 @@ class WorkCounter(FlopCounterMode):
                 n = 0
         if n:
             self.by_class[cls] = self.by_class.get(cls, 0) + n
-        if self._count_bytes and opclass.classify(f"aten.{name}") in ("light", "heavy"):
+        if self._count_bytes and opclass.classify(f"aten.{name}") in opclass.COMPUTE_CLASSES:
             moved = sum(t.numel() * t.element_size() for t in tensors_in([list(args), out]))
             self.op_bytes += moved
             self.ops[f"aten.{name}"] = self.ops.get(f"aten.{name}", 0) + 1

@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker.compiled_code import CompiledCodeWatch
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads
@@ -28,7 +29,8 @@ def _current_stream_id(dev: torch.device) -> int | None:
 
 class CandidateChecks:
     """Checks after candidate code ran: evaluator intact, no candidate thread alive, torch's
-    current CUDA stream unchanged. Each failure raises Hacked (after undoing what it can)."""
+    current CUDA stream unchanged, no compiled torch model loaded (full checks). Each failure
+    raises Hacked (after undoing what it can)."""
 
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
                  dev: torch.device, native: ThreadWatch | None = None,
@@ -42,6 +44,7 @@ class CandidateChecks:
         self._dev = dev
         self._stream = _current_stream_id(dev)
         self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
+        self._compiled = CompiledCodeWatch()  # libraries mapped before the candidate's import
 
     def __call__(self, when: str, full: bool = False) -> None:
         """`full`: also the slower checks (torch's dispatcher tables); run at stage ends."""
@@ -62,6 +65,12 @@ class CandidateChecks:
                                   "code at any moment of the evaluation (while the reference is "
                                   "timed, inside the evaluator's own code); a candidate must not "
                                   "install one", "reject")])
+        compiled = self._compiled.new() if full else []
+        if compiled:
+            raise Hacked([finding("torch_compute",
+                                  f"{when}, the candidate loaded compiled torch code: "
+                                  f"{'; '.join(compiled[:3])}. Code inductor generated is "
+                                  "torch's work, not the candidate's kernel", "reject")])
         threads = new_threads(self._threads)
         if threads:
             raise Hacked([finding("background_thread",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from kernelsmith_worker.audit import OpCounter, torch_compute_findings
+from kernelsmith_worker.audit import OpCounter, torch_compute_findings, trial_findings
+from kernelsmith_worker.correctness import CorrectnessOutcome
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.opclass import classify, format_ops
 
@@ -24,6 +25,46 @@ def test_classify():
     assert classify("aten.clone") == "copy"
     assert classify("aten._to_copy") == "copy"
     assert classify("myext.softmax") == "custom"
+
+
+def test_classify_allow_list():
+    # Light only when known to be light: torch's pointwise tag or the data-movement list.
+    assert classify("aten.addcmul_") == "light"  # pointwise by torch's tag, not by a list
+    assert classify("aten.gather") == "light"
+    assert classify("aten.constant_pad_nd") == "light"
+    assert classify("aten.permute_copy") == "copy"
+    assert classify("aten.unsqueeze_") == "view"  # in-place variants classed like their op
+    assert classify("aten.eye") == "alloc"
+    # Anything else is compute the candidate did not write: a batched GEMM in _trilinear, a
+    # reduction in dist, and ops no list names.
+    assert classify("aten._trilinear") == "heavy"
+    assert classify("aten.dist") == "heavy"
+    assert classify("aten.fancy_new_gemm") == "unlisted"
+    assert classify("aten.cholesky_solve") == "unlisted"
+
+
+def test_unlisted_op_next_to_a_launch_is_rejected():
+    def kinds(counts, launches):
+        return {(f["kind"], f["severity"]) for f in torch_compute_findings(counts, launches)}
+
+    assert kinds({"aten.cholesky_solve": 1, "aten.add": 1}, 2) == {
+        ("torch_compute", "reject"), ("torch_compute_light", "warn")}
+    detail = torch_compute_findings({"aten.cholesky_solve": 1}, 1)[0]["detail"]
+    assert "not known to be light" in detail and "aten.cholesky_solve x1" in detail
+    outcome = CorrectnessOutcome(record={}, call_ops=[({"aten.cholesky_solve": 1}, 1)])
+    assert [f["kind"] for f in trial_findings(outcome)] == ["torch_compute"]
+
+
+def test_trilinear_gemm_is_counted_and_rejected():
+    # F.bilinear's op computing x @ W^T: the dispatch-level audit must reject it.
+    counter = OpCounter(LaunchRecorder())
+    x, w = torch.randn(8, 16), torch.randn(4, 16)
+    with torch.no_grad(), counter:
+        y = torch.ops.aten._trilinear(x, w.t(), torch.ones(16), [2], [0], [0, 2], [1])
+    torch.testing.assert_close(y, x @ w.t())
+    found = torch_compute_findings(dict(counter.counts), 1)
+    assert [(f["kind"], f["severity"]) for f in found] == [("torch_compute", "reject")]
+    assert "aten._trilinear" in found[0]["detail"]
 
 
 def test_rules():

@@ -1,0 +1,142 @@
+"""Library code a cpu_ext kernel must not reach: the dynamic loader and BLAS/LAPACK.
+
+A cpu_ext library is the candidate's own kernel only if the work runs in its own code. One
+that calls a BLAS GEMM (MKL's sgemm_ is exported by libtorch_cpu.so, OpenBLAS's by numpy's
+libraries) or finds one at run time with dlopen/dlsym does the problem's work in a library,
+as torch would. Two checks, both before the library is used:
+- its undefined dynamic symbols (`nm -D --undefined-only`): the loader's lookup functions
+  and BLAS/LAPACK/oneDNN entry points;
+- its C++ source (comments aside), and the names and short strings of the candidate's Python
+  code (a ctypes route to the same functions): the loader's functions and the routines by
+  their linkable names (sgemm_, cblas_sgemm, mkl_*; a kernel of its own called `sgemm` is
+  fine).
+
+`refusals()` lists what cpu_ext refused to load in this process since `clear()`: the
+evaluation turns any of them into a reject finding, whatever the candidate did with the error.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import subprocess
+from pathlib import Path
+
+# Run-time symbol lookup: a way to call any library function without naming it to the linker.
+LOADER_SYMBOLS: frozenset[str] = frozenset(
+    """dlopen dlmopen dlsym dlvsym dl_iterate_phdr __libc_dlopen_mode __libc_dlsym
+    __libc_dlvsym _dl_sym _dl_vsym _dl_open""".split()
+)
+
+_BLAS_ROUTINES = (
+    "gemm|gemmt|gemm3m|gemv|gbmv|symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm|symv|hemv|sbmv|"
+    "hbmv|spmv|hpmv|trmv|trsv|tbmv|tbsv|tpmv|tpsv|ger|geru|gerc|syr|syr2|her|her2|spr|spr2|"
+    "hpr|hpr2|dot|dotu|dotc|axpy|axpby|scal|nrm2|asum|copy|swap|rot|rotg|rotm|rotmg|"
+    "gesv|getrf|getrs|getri|potrf|potrs|potri|gesvd|gesdd|geqrf|orgqr|ormqr|syev|syevd|heev|"
+    "heevd|gels|gelsd|trtrs|trtri"
+)
+# Fortran BLAS/LAPACK (sgemm_, dgetrf_, sgemm_batch_strided, ...), and the C interfaces and
+# vendor libraries by prefix.
+_LIBRARY_RE = re.compile(
+    rf"^(?:[sdcz](?:{_BLAS_ROUTINES})(?:_batch\w*|_64)?_?|i[sdcz]amax_?|i[sdcz]amin_?|"
+    r"sdsdot_?|dsdot_?)$"
+    r"|^(?:cblas_|mkl_|MKL_|LAPACKE_|openblas_|bli_|dnnl_|mkldnn_|libxsmm_|cublas|cudnn|"
+    r"zendnn_|armpl_)"
+)
+# In source text only the names a linker or dlsym takes: Fortran names end in '_'.
+_SOURCE_BLAS_RE = re.compile(
+    rf"^(?:[sdcz](?:{_BLAS_ROUTINES})(?:_batch\w*|_64)?_|i[sdcz]ama[xn]_|sdsdot_|dsdot_)$")
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def forbidden(symbol: str, in_source: bool = False) -> str | None:
+    """Why `symbol` (a C name a library imports, or a name in source text when `in_source`)
+    must not be reached by a kernel, or None."""
+    name = symbol.split("@", 1)[0]
+    if name in LOADER_SYMBOLS:
+        return "run-time symbol lookup"
+    m = _LIBRARY_RE.search(name)
+    if m and (not in_source or m.group(0) != name or _SOURCE_BLAS_RE.match(name)):
+        return "BLAS/LAPACK/vendor library routine"
+    return None
+
+
+class ToolMissing(RuntimeError):
+    """`nm` (binutils) is not installed: a library cannot be checked, so it is not loaded."""
+
+
+@functools.lru_cache(maxsize=64)
+def _undefined(path: str, mtime_ns: int) -> tuple[str, ...]:
+    try:
+        out = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolMissing(f"cannot run nm (binutils) to check {path}: {e}; install binutils")\
+            from e
+    if out.returncode != 0:
+        raise ToolMissing(f"nm -D --undefined-only {path} failed: {out.stderr.strip()[:300]}")
+    return tuple(line.split()[-1] for line in out.stdout.splitlines() if line.split())
+
+
+def undefined_symbols(path: Path) -> tuple[str, ...]:
+    """The dynamic symbols `path` (a shared library) imports. Raises ToolMissing."""
+    return _undefined(str(path), path.stat().st_mtime_ns)
+
+
+def library_findings(path: Path) -> list[str]:
+    """'symbol (why)' for each forbidden symbol the library imports."""
+    return sorted({f"{s.split('@', 1)[0]} ({why})" for s in undefined_symbols(path)
+                   if (why := forbidden(s)) is not None})
+
+
+_CXX_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def source_findings(source: str) -> list[str]:
+    """'name (why)' for each forbidden name C++ source uses outside comments, as an
+    identifier or inside a string (a dlsym'd name is a string)."""
+    code = _CXX_COMMENT_RE.sub(" ", source)
+    return sorted({f"{m} ({why})" for m in set(_IDENT_RE.findall(code))
+                   if (why := forbidden(m, in_source=True)) is not None})
+
+
+def python_findings(source: str) -> list[str]:
+    """'line N: name (why)' for forbidden names in a candidate's Python code: identifiers,
+    attributes and strings that are one name (`lib.sgemm_`, `getattr(lib, "sgemm_")`).
+    Longer strings (C++ sources) are cpu_ext's to check when it builds them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    hits: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and _IDENT_RE.fullmatch(node.value):
+            name = node.value
+        else:
+            continue
+        why = forbidden(name, in_source=True)
+        if why is not None:
+            hits.add(f"line {node.lineno}: {name} ({why})")
+    return sorted(hits)
+
+
+_REFUSED: list[str] = []
+
+
+def refuse(what: str) -> None:
+    """Records a refused library (for the evaluation's finding)."""
+    _REFUSED.append(what)
+
+
+def refusals() -> list[str]:
+    return list(_REFUSED)
+
+
+def clear() -> None:
+    _REFUSED.clear()

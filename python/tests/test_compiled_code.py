@@ -1,0 +1,58 @@
+"""compiled_code: libraries exporting inductor's AOT container ABI, mapped by the candidate."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+
+import pytest
+
+from kernelsmith_worker import cpu_ext
+from kernelsmith_worker.compiled_code import CompiledCodeWatch, mapped_libraries
+
+# The ABI every AOT-compiled model exports (torch/csrc/inductor/aoti_runtime/interface.h).
+AOTI_LIKE = r"""
+extern "C" int AOTInductorModelContainerCreateWithDevice(void**, unsigned long, const char*,
+                                                         const char*) { return 0; }
+extern "C" int AOTInductorModelContainerRun(void*) { return 0; }
+"""
+OWN = r"""
+extern "C" int own_kernel(int x) { return x + 1; }
+"""
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_aoti_model_loaded_after_the_baseline_is_found(cache):
+    path, _ = cpu_ext.build("aoti_like", AOTI_LIKE)
+    watch = CompiledCodeWatch()
+    assert watch.new() == []
+    ctypes.CDLL(str(path))
+    found = watch.new()
+    assert len(found) == 1 and str(path) in found[0] and "AOTInductorModelContainer" in found[0]
+
+
+def test_own_library_passes_and_a_deleted_one_does_not(cache, tmp_path):
+    own, _ = cpu_ext.build("own_lib", OWN)
+    copy = tmp_path / "gone.so"
+    shutil.copy(own, copy)
+    watch = CompiledCodeWatch()
+    ctypes.CDLL(str(own))
+    assert watch.new() == []
+    ctypes.CDLL(str(copy))
+    copy.unlink()
+    found = watch.new()
+    assert len(found) == 1 and "gone.so" in found[0] and "deleted" in found[0]
+
+
+def test_mapped_libraries_reads_maps(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f10 r-xp 00000000 fe:00 1   /usr/lib/libc.so.6\n"
+                    "7f10-7f20 rw-p 00000000 00:00 0   [heap]\n"
+                    "7f20-7f30 r-xp 00000000 fe:00 2   /tmp/x/model.so (deleted)\n")
+    assert mapped_libraries(str(maps)) == {"/usr/lib/libc.so.6", "/tmp/x/model.so (deleted)"}
+    assert mapped_libraries(str(tmp_path / "absent")) == set()
