@@ -102,6 +102,7 @@ LIGHT_OPS: frozenset[str] = frozenset(
     exponential geometric cauchy log_normal random native_dropout dropout
     item _assert_async _assert_scalar sym_constrain_range sym_constrain_range_for_size
     record_stream is_same_size result_type
+    nonzero nonzero_static argwhere masked_select one_hot diff
     """.split()
 )
 
