@@ -335,3 +335,18 @@ def untimed_fork_findings(findings: list[dict[str, Any]], method: str | None) ->
     return [finding("side_stream", "forward runs work on another stream and was timed "
                     f"without a CUDA graph ({method}): only a capture proves that work joined "
                     "back into the timed stream", "reject")]
+
+
+def timed_work_findings(rec: dict[str, Any], audit: dict[str, Any],
+                        earlier: list[dict[str, Any]]) -> list[dict]:
+    """The timing record's kernel accounting (its `timed_kernels`, popped from rec) against
+    the audit's own kernels and launches a call, and the forked-stream rule for the way the
+    timing ran (`earlier`: the evaluation's findings so far)."""
+    from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
+    own = set(audit.get("custom_kernels") or [])
+    timed = rec.pop("timed_kernels", None)
+    per_call = int(audit.get("custom_launches_per_call") or 0)
+    out = accounting_findings(timed, per_call) if rec.get("ok", True) else []
+    timed = timed or {}
+    out += timed_findings(timed.get("kernels"), own, int(timed.get("calls") or 1), per_call)
+    return out + untimed_fork_findings(earlier + out, rec.get("method"))

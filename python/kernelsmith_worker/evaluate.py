@@ -18,7 +18,7 @@ import torch
 
 from kernelsmith_worker import errors, kernel_log, library_code
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
-                                      run_audit, untimed_fork_findings)
+                                      run_audit, timed_work_findings)
 from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.case_runs import CaseRun, case_records
 from kernelsmith_worker.cases import CaseError, InputCase, combine, input_cases
@@ -27,7 +27,6 @@ from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, clos
 from kernelsmith_worker.device import result_device
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.findings import Hacked, finding, rejects, verdict
-from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
 from kernelsmith_worker.integrity import thread_idents
 from kernelsmith_worker.loader import Candidate, LoadError, Problem
@@ -421,16 +420,8 @@ class _Evaluation:
         if "duration_s" not in rec and start is not None:
             rec["duration_s"] = round(_perf_counter() - start, 6)
         self.findings.extend(list(out.get("findings") or []))
-        audit = self.stages.get("audit") or {}
-        own = set(audit.get("custom_kernels") or [])
-        timed = rec.pop("timed_kernels", None)
-        per_call = int(audit.get("custom_launches_per_call") or 0)
-        if rec.get("ok", True):
-            self.findings.extend(accounting_findings(timed, per_call))
-        timed = timed or {}
-        self.findings.extend(timed_findings(timed.get("kernels"), own, int(timed.get("calls") or 1),
-                                            per_call))
-        self.findings.extend(untimed_fork_findings(self.findings, rec.get("method")))
+        self.findings.extend(timed_work_findings(rec, self.stages.get("audit") or {},
+                                                 self.findings))
         if not rec.get("ok", True):
             why = str(rec.get("error") or rec.get("fallback_reason") or "no samples")
             poisoned = errors.text_is_cuda_poison(why + str(rec.get("traceback", "")))
