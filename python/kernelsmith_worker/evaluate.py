@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import torch
 
-from kernelsmith_worker import errors, kernel_log
+from kernelsmith_worker import errors, kernel_log, ref_alone
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
                                       run_audit, untimed_fork_findings)
 from kernelsmith_worker.backends import Backend
@@ -141,6 +141,8 @@ class _Evaluation:
                                        run.trials.pristine(0).inputs)
                 mark("roofline")
             self.roofline = runs[0].roofline
+            self._reference_alone(runs)
+            mark("ref_alone")
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
@@ -165,6 +167,36 @@ class _Evaluation:
             raise
         self.end(rec, True)
         return candidate, CandidateRunner(new_model, self.dev, checks), runs
+
+    def _reference_alone(self, runs: list[CaseRun]) -> None:
+        """Each case's reference timed alone (ref_alone.py), under the lease and before any
+        candidate code is imported: the timing stage's figure of the reference is compared
+        with it. Not against a baseline (the other side is then another candidate)."""
+        measure = self.ctx.time_alone
+        if measure is None or self.ctx.time_pair is None or self.req.baseline_path is not None:
+            return
+        assert self.ref_model is not None
+        self.events.acquire_lease()
+        try:
+            for run in runs:
+                rot = self._timed_inputs(run.trials, lambda cand, ref: True)
+                try:
+                    run.ref_alone = measure(_ref_slot(self.ref_model, rot), device=self.dev,
+                                            inputs=rot)
+                except Exception as e:  # noqa: BLE001 - the problem's code: recorded, and
+                    # the timing stage (which runs it again) reports what it does
+                    run.ref_alone = {"error": errors.describe(e)}
+                del rot
+        finally:
+            self.events.release_lease()
+
+    def _timed_inputs(self, trials: Trials, agree: Callable[[object, object], bool],
+                      consistent: Callable[[object, object], bool] | None = None
+                      ) -> RotatingInputs:
+        """The timed inputs of a case (timed_inputs.py) over trial 0's values and the fresh
+        draws."""
+        return RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev), agree,
+                              consistent, draws=trials.fresh)
 
     def _case_runs(self, problem: Problem, rec: dict[str, Any]) -> list[CaseRun]:
         """The problem's input cases (before any candidate code runs), each with its trials;
@@ -343,7 +375,10 @@ class _Evaluation:
         except Exception as e:  # noqa: BLE001 - candidate code runs here too
             return {"error": errors.describe(e)}
 
-    def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials) -> None:
+    def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials,
+             alone: dict[str, Any] | None = None) -> None:
+        """The timing stage of one case; `alone`: its reference timed alone before the
+        candidate's import (ref_alone.py), compared with the reference's figure here."""
         if self.ctx.time_pair is None:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
@@ -353,19 +388,14 @@ class _Evaluation:
         # norm-wise budget, not this (against a baseline, another candidate: not applied).
         trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
         limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
-        rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
-                             lambda cand, ref: close_normwise(cand, ref, tol)[0],
-                             None if self.baseline_model is not None else
-                             lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
-                             draws=trials.fresh)
+        rot = self._timed_inputs(trials, lambda cand, ref: close_normwise(cand, ref, tol)[0],
+                                 None if self.baseline_model is not None else
+                                 lambda cand, ref: normwise_rel_error(cand, ref) <= limit)
         self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved
-
-        def ref_fn(j: int) -> Any:
-            with _no_grad():
-                return ref_model(*rot.ref_args(j))
+        ref_fn = _ref_slot(ref_model, rot)
 
         def cand_fn(j: int) -> Any:
             with _no_grad():
@@ -384,6 +414,8 @@ class _Evaluation:
                                          reference_kernels=ref_kernels)
                 if self.req.independent_timing and out.get("ok", True):
                     out["independent"] = self._independent(ref_model, model, trials)
+                if alone is not None and out.get("ok", True):
+                    self._compare_alone(alone, out, trials)
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code
                 if isinstance(e, (EngineGone, Hacked)):
                     raise
@@ -420,6 +452,27 @@ class _Evaluation:
             self.fail("runtime_error", f"timing failed: {why}"[:errors.MESSAGE_CHARS], poisoned)
             return
         self.timing = rec
+
+    def _compare_alone(self, alone: dict[str, Any], out: dict[str, Any], trials: Trials) -> None:
+        """The reference's figures in the timing record `out` against its time alone before
+        the import (ref_alone.py; the fields go into `out`). One that looks slowed is timed
+        alone again now, still under the lease: slowed there too, it is a reject
+        (`out`'s findings), and the state that slowed it outlives the request, so the
+        worker is replaced."""
+        if "error" in alone:
+            out["ref_alone"] = {"error": alone["error"], "compared": False}
+            return
+        fields, slowed = ref_alone.compare(alone, out)
+        out.update(fields)
+        if not slowed or self.ctx.time_alone is None:
+            return
+        assert self.ref_model is not None
+        rot = self._timed_inputs(trials, lambda cand, ref: True)
+        after = self.ctx.time_alone(_ref_slot(self.ref_model, rot), device=self.dev, inputs=rot)
+        found = ref_alone.confirm(alone, after, fields, out)
+        if found is not None:
+            out["findings"] = list(out.get("findings") or []) + [found]
+            self.poisoned = True
 
     def _after_timing(self, runner: CandidateRunner, args: list[Any], trials: Trials) -> bool:
         """The timed input overwritten with new values must give the new answer (a candidate
@@ -463,7 +516,7 @@ class _Evaluation:
                 self._candidate_work(runner, run.trials)
                 if not self.failed():
                     assert self.ref_model is not None
-                    self.time(self.ref_model, runner, run.trials)
+                    self.time(self.ref_model, runner, run.trials, run.ref_alone)
             if self.failed() or rejects(self.findings):  # a case rejected: no workload figure
                 return
         if self.runs:
@@ -587,3 +640,11 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
                   file=sys.stderr, flush=True)
             ev.poisoned = True
     return ev.result(), ev.poisoned
+
+
+def _ref_slot(model: torch.nn.Module, rot: RotatingInputs) -> Callable[[int], Any]:
+    """Call j of a timed sample of `model` (the reference's side): slot j's values."""
+    def ref_fn(j: int) -> Any:
+        with _no_grad():
+            return model(*rot.ref_args(j))
+    return ref_fn
