@@ -468,8 +468,9 @@ class _Evaluation:
             return
         assert self.ref_model is not None
         rot = self._timed_inputs(trials, lambda cand, ref: True)
-        after = self.ctx.time_alone(_ref_slot(self.ref_model, rot), device=self.dev, inputs=rot)
-        found = ref_alone.confirm(alone, after, fields, out)
+        afters = [self.ctx.time_alone(_ref_slot(self.ref_model, rot), device=self.dev,
+                                      inputs=rot) for _ in range(ref_alone.CONFIRM_REPEATS)]
+        found = ref_alone.confirm(alone, afters, fields, out)
         if found is not None:
             out["findings"] = list(out.get("findings") or []) + [found]
             self.poisoned = True
