@@ -67,7 +67,8 @@ SLOWED_FLOOR_US = 1.0
 CPU_WARMUP_S = 0.02  # CPU: calls on slot 0 (at least cpu_warmup_calls) for the estimate
 CPU_BLOCK_S = 0.05  # the CPU's samples at the reference's own k: at least this long ...
 MIN_SAMPLES = 8  # ... and at least this many samples (each block, each method)
-MAX_BLOCK_S = 1.0  # a block stops here with 3 samples (a reference of many milliseconds)
+MAX_BLOCK_S = 0.3  # a block stops here with 3 samples (long calls, or input refreshes of
+#                    many large slots: a refresh writes every slot the k calls read)
 ONE_CALL_SAMPLES = 16  # the samples of one call (k = 1): short, many for a stable median
 
 
@@ -106,7 +107,10 @@ def _block(sample: Any, n_min: int, seconds: float, n_max: int) -> list[float]:
 
 def _cpu(ref: SlotFn, inputs: TimedInputs, cfg: TimingConfig) -> list[list[float]]:
     """As the CPU timing stage: warm-up calls on slot 0, k from the per-call estimate, every
-    sample on newly refreshed slots. Points [k, us, CPU us] (this thread's CPU time)."""
+    sample on newly refreshed slots. Points [k, us, CPU us] (this thread's CPU time). The
+    one-call samples keep the k slots, so each follows a refresh of all of them: the caches
+    as cold as another function's sample leaves them in the timing stage (with one slot,
+    a reference after a Triton-interpreted candidate measured 1.36x its one-call time)."""
     inputs.use(1)
     warm: list[float] = []
     t0 = _perf_counter()
