@@ -3,7 +3,8 @@
     python3 bench/eval_timing/ref_alone.py OUT_DIR/*.jsonl
 
 One line per evaluation: workload, status, timing method and calls per sample, the
-reference's figure in the timing stage and alone (us a call), their ratio (the one compared
+reference's compared figure in the timing stage and alone (us a call; on the CPU its CPU
+time), their ratio (the one compared
 with the threshold), the confirmation's median ratio when it ran, and the seconds the
 measurement took (load stage) and the timing stage took. Ends with the largest ratio seen
 and how many evaluations were rejected as reference_slowed (an honest workload must have
@@ -45,10 +46,10 @@ def main(paths: list[str]) -> int:
             after = (a.get("after") or {}).get("ratio")
             load_s = ((r.get("stages") or {}).get("load") or {}).get("phases_s", {}).get(
                 "ref_alone")
-            own = t.get("ref_own_us", t.get("ref_cpu_us", t.get("ref_us")))
+            fig = next(iter((a.get("figures") or {}).values()), {})  # the figure compared
             print(f"{name:24} {r.get('status'):8} {t.get('method')!s:11} "
-                  f"k={t.get('calls_per_sample')!s:5} ref {own or 0:10.2f} us "
-                  f"alone {t.get('ref_alone_us') or 0:10.2f} us ratio {ratio or 0:6.3f} "
+                  f"k={t.get('calls_per_sample')!s:5} ref {fig.get('us') or 0:10.2f} us "
+                  f"alone {fig.get('alone_us') or 0:10.2f} us ratio {ratio or 0:6.3f} "
                   f"after {after or 0:6.3f} alone_s {load_s or 0:6.3f} "
                   f"timing_s {t.get('duration_s') or 0:6.2f} {a.get('error', '')}")
     print(f"{n} evaluations, largest ratio {worst:.3f}, reference_slowed {slowed}")
