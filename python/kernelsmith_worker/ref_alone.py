@@ -8,24 +8,26 @@ OpenMP settings, CUDA device limits, allocator settings, L2 persistence windows.
 has no end, so no state is listed here. In the load stage, before the candidate is imported,
 `time_alone` measures the reference on timed inputs made like the timing stage's (the same
 fresh draws, refreshed before every sample) with the timing stage's own kind of sample: on
-the CPU k calls on the host clock; on CUDA graph replays of k calls after a heat (the clock
-the reference's own sustained load gives) and an L2 flush, and eager samples of k calls and
-a device-wide synchronize (the timing stage's fallback when a graph cannot be used). After
-the timing stage `compare` puts the reference's figure there (CUDA: its sustained blocks on
-its own distribution; CPU: the thread's CPU time, which other processes sharing the core do
-not raise) beside the figure alone. More than SLOWED_RATIO times slower, the reference is timed alone again at once, still under the lease, and
-still more than CONFIRM_RATIO slower there (`confirm`), it is the reject finding
-`reference_slowed`, whatever the cause; the worker is replaced (the state outlives the
-request). The second measurement tells a state change, which persists, from a passing load
-of the machine during the timing stage; it costs nothing where the first check passes.
+the CPU k calls on the host clock and the thread's CPU time; on CUDA graph replays of k
+calls after a heat (the clock the reference's own sustained load gives) and an L2 flush, and
+eager samples of k calls and a device-wide synchronize (the timing stage's fallback when a
+graph cannot be used). After the timing stage `compare` puts the reference's figure there
+(CUDA: its sustained blocks on its own distribution; CPU: the thread's CPU time, which other
+processes sharing the core do not raise) beside the figure alone. More than SLOWED_RATIO
+times slower, the reference is timed alone again at once (CONFIRM_REPEATS times), still under
+the lease, and when their median is still more than CONFIRM_RATIO slower (`confirm`), it is
+the reject finding `reference_slowed`, whatever the cause; the worker is replaced (the state
+outlives the request). The second measurement tells a state change, which persists, from a
+passing load of the machine during the timing stage; it costs nothing where the first check
+passes.
 
 The timing stage chooses k from both functions, so its k is not known before the import. A
 sample of k calls costs about T(k) = a + b k: a, what a sample costs whatever its length (a
 graph launch, a synchronize, the host clock's reads), b a call. Per method the measurement
 keeps the median sample at the k the reference alone gets and, when that is more than one,
 at k = 1; the figure alone at the timing stage's k is T(k) / k on the line through them. For a
-launch-bound reference that is what keeps a slow candidate's small k (a large share of a
-per call) from reading as a slowed reference.
+launch-bound reference that is what keeps a slow candidate's small k (a large share of `a` a
+call) from reading as a slowed reference.
 """
 
 from __future__ import annotations
@@ -345,7 +347,7 @@ def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: di
         "detail": f"the reference was slower in the timing stage than alone before the "
                   f"candidate was imported ({seen}; more than {threshold(method)}x), and "
                   f"{least:.2f}x slower when timed alone again after it (the median of "
-                  f"{len(ratios)}; more than {CONFIRM_RATIO}x): the candidate changed process state that slows the "
-                  "reference (allocator settings, floating-point modes, threads, device "
-                  "limits, ...); the worker is replaced",
+                  f"{len(ratios)}; more than {CONFIRM_RATIO}x): the candidate changed process "
+                  "state that slows the reference (allocator settings, floating-point modes, "
+                  "threads, device limits, ...); the worker is replaced",
         "severity": "reject"}
