@@ -468,8 +468,12 @@ class _Evaluation:
             return
         assert self.ref_model is not None
         rot = self._timed_inputs(trials, lambda cand, ref: True)
-        afters = [self.ctx.time_alone(_ref_slot(self.ref_model, rot), device=self.dev,
-                                      inputs=rot) for _ in range(ref_alone.CONFIRM_REPEATS)]
+        try:
+            afters = [self.ctx.time_alone(_ref_slot(self.ref_model, rot), device=self.dev,
+                                          inputs=rot) for _ in range(ref_alone.CONFIRM_REPEATS)]
+        except Exception as e:  # noqa: BLE001 - recorded; the figures stand unconfirmed
+            fields["ref_alone"]["after"] = {"error": errors.describe(e)}
+            return
         found = ref_alone.confirm(alone, afters, fields, out)
         if found is not None:
             out["findings"] = list(out.get("findings") or []) + [found]
