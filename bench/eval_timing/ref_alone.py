@@ -44,13 +44,14 @@ def main(paths: list[str]) -> int:
             kinds = {f.get("kind") for f in r.get("findings") or []}
             slowed += "reference_slowed" in kinds
             after = (a.get("after") or {}).get("ratio")
+            after_s = (a.get("after") or {}).get("duration_s") or 0
             load_s = ((r.get("stages") or {}).get("load") or {}).get("phases_s", {}).get(
                 "ref_alone")
             fig = next(iter((a.get("figures") or {}).values()), {})  # the figure compared
             print(f"{name:24} {r.get('status'):8} {t.get('method')!s:11} "
                   f"k={t.get('calls_per_sample')!s:5} ref {fig.get('us') or 0:10.2f} us "
                   f"alone {fig.get('alone_us') or 0:10.2f} us ratio {ratio or 0:6.3f} "
-                  f"after {after or 0:6.3f} alone_s {load_s or 0:6.3f} "
+                  f"after {after or 0:6.3f} ({after_s:.2f} s) alone_s {load_s or 0:6.3f} "
                   f"timing_s {t.get('duration_s') or 0:6.2f} {a.get('error', '')}")
     print(f"{n} evaluations, largest ratio {worst:.3f}, reference_slowed {slowed}")
     return 0

@@ -336,8 +336,9 @@ def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: di
         if one is not None:
             ratios.append(one)
     least = stats.median(ratios) if ratios else None
-    fields["ref_alone"]["after"] = {"points": [a.get("points") for a in afters],
-                                    "ratios": ratios, "ratio": least}
+    fields["ref_alone"]["after"] = {
+        "points": [a.get("points") for a in afters], "ratios": ratios, "ratio": least,
+        "duration_s": round(sum(float(a.get("duration_s") or 0.0) for a in afters), 6)}
     if least is None or least <= CONFIRM_RATIO:
         return None
     seen = "; ".join(f"{name}: {d['us']:.4g} us a call against {d['alone_us']:.4g} us "
