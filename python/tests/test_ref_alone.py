@@ -230,7 +230,7 @@ def timed_ctx(worker_ctx, monkeypatch):
 def test_candidate_that_slows_the_reference_is_rejected_and_the_worker_replaced(timed_ctx):
     result, poisoned, events = run_eval(timed_ctx, CASES / "cpu_slows_reference.py",
                                         problem=CASES / "problem_slowable.py", timing=True)
-    assert result["status"] == "hacked", result["message"]
+    assert result["status"] == "hacked", (result["message"], result["stages"].get("timing"))
     assert "reference_slowed" in kinds(result, "reject") and poisoned
     t = result["stages"]["timing"]
     assert t["ref_alone_ratio"] > SLOWED_RATIO["cpu"]
