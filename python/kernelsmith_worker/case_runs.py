@@ -25,6 +25,7 @@ class CaseRun:
     findings: list[dict[str, str]] = field(default_factory=list)
     timing: dict[str, Any] | None = None
     reached: bool = False
+    ref_alone: dict[str, Any] | None = None  # its reference timed alone (ref_alone.py)
 
 
 def case_records(runs: list[CaseRun], cuda: bool

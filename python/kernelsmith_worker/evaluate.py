@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import torch
 
-from kernelsmith_worker import errors, kernel_log, library_code
+from kernelsmith_worker import errors, eval_result, kernel_log, library_code, ref_alone
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
                                       run_audit, timed_work_findings)
 from kernelsmith_worker.backends import Backend
@@ -151,6 +151,8 @@ class _Evaluation:
                                        run.trials.pristine(0).inputs)
                 mark("roofline")
             self.roofline = runs[0].roofline
+            self._reference_alone(runs)
+            mark("ref_alone")
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
@@ -175,6 +177,30 @@ class _Evaluation:
             raise
         self.end(rec, True)
         return candidate, CandidateRunner(new_model, self.dev, checks), runs
+
+    def _reference_alone(self, runs: list[CaseRun]) -> None:
+        """Each case's reference timed alone (ref_alone.py), under the lease and before any
+        candidate code is imported. Not against a baseline (the other side is then another
+        candidate)."""
+        if self.ctx.time_alone is None or self.ctx.time_pair is None or \
+                self.req.baseline_path is not None:
+            return
+        assert self.ref_model is not None
+        self.events.acquire_lease()
+        try:
+            ref_alone.measure_cases(self.ctx.time_alone, self.ref_model, self.dev, runs,
+                                    lambda trials: self._timed_inputs(trials, _any))
+        finally:
+            self.events.release_lease()
+
+    def _timed_inputs(self, trials: Trials, agree: Callable[[object, object], bool],
+                      consistent: Callable[[object, object], bool] | None = None
+                      ) -> RotatingInputs:
+        """The timed inputs of a case (timed_inputs.py) over trial 0's values and the fresh
+        draws."""
+        return RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev), agree,
+                              consistent, draws=trials.fresh, mixed=trials.fresh_mixed,
+                              domain=trials.domain)
 
     def _case_runs(self, problem: Problem, rec: dict[str, Any]) -> list[CaseRun]:
         """The problem's input cases (before any candidate code runs), each with its trials;
@@ -358,7 +384,10 @@ class _Evaluation:
         except Exception as e:  # noqa: BLE001 - candidate code runs here too
             return {"error": errors.describe(e)}
 
-    def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials) -> None:
+    def time(self, ref_model: torch.nn.Module, runner: CandidateRunner, trials: Trials,
+             alone: dict[str, Any] | None = None) -> None:
+        """The timing stage of one case; `alone`: its reference timed alone before the
+        candidate's import (ref_alone.py), compared with the reference's figure here."""
         if self.ctx.time_pair is None:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
@@ -368,20 +397,14 @@ class _Evaluation:
         # norm-wise budget, not this (against a baseline, another candidate: not applied).
         trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
         limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
-        rot = RotatingInputs(trials.pristine(0).inputs, self.dev, pool_budget(self.dev),
-                             lambda cand, ref: close_normwise(cand, ref, tol)[0],
-                             None if self.baseline_model is not None else
-                             lambda cand, ref: normwise_rel_error(cand, ref) <= limit,
-                             draws=trials.fresh, mixed=trials.fresh_mixed,
-                             domain=trials.domain)
+        rot = self._timed_inputs(trials, lambda cand, ref: close_normwise(cand, ref, tol)[0],
+                                 None if self.baseline_model is not None else
+                                 lambda cand, ref: normwise_rel_error(cand, ref) <= limit)
         self.findings.extend([trials.fresh_finding] if trials.fresh_finding else [])
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved
-
-        def ref_fn(j: int) -> Any:
-            with _no_grad():
-                return ref_model(*rot.ref_args(j))
+        ref_fn = ref_alone.ref_slot(ref_model, rot)
 
         def cand_fn(j: int) -> Any:
             with _no_grad():
@@ -400,6 +423,10 @@ class _Evaluation:
                                          reference_kernels=ref_kernels)
                 if self.req.independent_timing and out.get("ok", True):
                     out["independent"] = self._independent(ref_model, model, trials)
+                if alone is not None and out.get("ok", True) and self.ref_model is not None:
+                    self.poisoned = ref_alone.judge(
+                        alone, out, self.ctx.time_alone, self.ref_model, self.dev,
+                        lambda: self._timed_inputs(trials, _any)) or self.poisoned
             except BaseException as e:  # noqa: BLE001 - timing runs candidate code
                 if isinstance(e, (EngineGone, Hacked)):
                     raise
@@ -472,7 +499,7 @@ class _Evaluation:
                 self._candidate_work(runner, run.trials)
                 if not self.failed():
                     assert self.ref_model is not None
-                    self.time(self.ref_model, runner, run.trials)
+                    self.time(self.ref_model, runner, run.trials, run.ref_alone)
             if self.failed() or rejects(self.findings):  # a case rejected: no workload figure
                 return
         if self.runs:
@@ -506,34 +533,14 @@ class _Evaluation:
                 self.end(rec, False)
         status, message = verdict(self.failures, self.findings)
         cases = self._case_records(status == "ok") if self.runs else None
-        t = self.timing or {}
-        ok = status == "ok"
-        vs_baseline = None
-        if self.req.baseline_path is not None:
-            if ok:
-                vs_baseline = {"path": self.req.baseline_path, "speedup": t.get("speedup"),
-                               "speedup_ci95": t.get("speedup_ci95"),
-                               "baseline_us": t.get("ref_us"), "cand_us": t.get("cand_us")}
-            t = {}  # timed against the baseline: nothing was timed against the reference
-        out = {
-            "status": status,
-            "message": message,
-            "backend": self.req.backend,
-            "speedup": t.get("speedup") if ok else None,
-            "speedup_ci95": t.get("speedup_ci95") if ok else None,
-            "ref_us": t.get("ref_us") if ok else None,
-            "cand_us": t.get("cand_us") if ok else None,
-            "cv": t.get("cand_cv") if ok else None,
-            "vs_baseline": vs_baseline,
-            "findings": self.findings,
-            "stages": self.stages,
-            "device": result_device(self.dev, self.ctx.gpu_info),
-            "roofline": self._roofline_record(),
-            "gpu_seconds": self.gpu_seconds(),
-        }
-        if cases is not None:
-            out["cases"] = cases
-        return out
+        roofline = None
+        if self.roofline is not None and not self.runs:  # declared cases: each has its own
+            share = (self.stages.get("audit") or {}).get("custom_device_share")
+            roofline = self.roofline.record(share if self.dev.type == "cuda" else None)
+        return eval_result.fields(self.req, status, message, self.timing, self.findings,
+                                  self.stages, result_device(self.dev, self.ctx.gpu_info),
+                                  roofline, eval_result.gpu_seconds(self.dev, self.stages),
+                                  cases)
 
     def _case_records(self, ok: bool) -> list[dict[str, Any]]:
         """Each declared case's record; the top-level stages become the decisive case's, with
@@ -544,21 +551,6 @@ class _Evaluation:
         if ok and self.timing is not None:
             self.stages["timing"] = self.timing
         return records
-
-    def gpu_seconds(self) -> float:
-        """Seconds this evaluation had work on its GPU: the sum of its stages' duration_s
-        (load, correctness, audit, timing; each ends with its results read back from the
-        device, so queued work is counted in the stage that queued it) when its device is a
-        GPU, else 0. The roofline's peak measurement, made once per worker, is not counted."""
-        if self.dev.type != "cuda":
-            return 0.0
-        return round(sum(float(rec.get("duration_s") or 0.0) for rec in self.stages.values()), 6)
-
-    def _roofline_record(self) -> dict[str, Any] | None:
-        if self.roofline is None or self.runs:  # declared cases: each case has its own
-            return None
-        share = (self.stages.get("audit") or {}).get("custom_device_share")
-        return self.roofline.record(share if self.dev.type == "cuda" else None)
 
 
 def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict[str, Any], bool]:
@@ -598,3 +590,8 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
                   file=sys.stderr, flush=True)
             ev.poisoned = True
     return ev.result(), ev.poisoned
+
+
+
+def _any(cand: object, ref: object) -> bool:
+    return True

@@ -61,16 +61,18 @@ class ProtocolEvents:
             self._channel.send({"type": "lease", "id": self._id, "op": "release"})
 
 
-def load_time_pair() -> tuple[Any, str]:
-    """timing.time_pair, or (None, why it cannot be loaded)."""
+def load_time_pair() -> tuple[Any, Any, str]:
+    """(timing.time_pair, ref_alone.time_alone, ""), or (None, None, why they cannot be
+    loaded)."""
     try:
         timing = importlib.import_module("kernelsmith_worker.timing")
+        alone = importlib.import_module("kernelsmith_worker.ref_alone")
     except Exception as e:
-        return None, f"kernelsmith_worker.timing does not import: {errors.describe(e)}"
-    fn = getattr(timing, "time_pair", None)
-    if not callable(fn):
-        return None, "kernelsmith_worker.timing has no time_pair()"
-    return fn, ""
+        return None, None, f"kernelsmith_worker's timing does not import: {errors.describe(e)}"
+    fn, fn_alone = getattr(timing, "time_pair", None), getattr(alone, "time_alone", None)
+    if not callable(fn) or not callable(fn_alone):
+        return None, None, "kernelsmith_worker has no timing.time_pair() or ref_alone.time_alone()"
+    return fn, fn_alone, ""
 
 
 def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerContext:
@@ -83,7 +85,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
         b.prepare()
     recorder = LaunchRecorder()
     install(recorder)
-    time_pair, why = load_time_pair()
+    time_pair, time_alone, why = load_time_pair()
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
     clock.mark("backends, launch hooks, timing")
     gpu = device_info() if torch.cuda.is_available() else None
@@ -115,6 +117,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     clock.mark("integrity snapshot")
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
                          loader=ModuleLoader(scratch), gpu_info=gpu, time_pair=time_pair,
+                         time_alone=time_alone,
                          timing_unavailable=why, device_state=device_state,
                          signal_state=SignalState())
 

@@ -57,9 +57,25 @@ from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingC
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
+_thread_time = time.thread_time
 
 
 CPU_CHECK_ONE_IN = 4  # CPU timing: each candidate sample checked with this chance (1/n)
+
+
+def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int) -> tuple[float, float, list[object]]:
+    """One CPU sample: new values in the slots, then k calls timed by the host clock, the
+    last call first (call j reads slot j). Returns (microseconds a call, CPU microseconds
+    of this thread a call, each call's output). The thread's CPU time (outside the host
+    clock's reads) does not grow when other processes take the core."""
+    inputs.refresh()
+    outs: list[object] = [None] * k
+    c = _thread_time()
+    a = _perf_counter()
+    for j in range(k - 1, -1, -1):
+        outs[j] = fn(j)
+    b = _perf_counter()
+    return (b - a) * 1e6 / k, (_thread_time() - c) * 1e6 / k, outs
 
 
 def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: int,
@@ -87,13 +103,12 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
                                 cfg.max_calls_per_sample, cfg.max_replay_s)
     k = max(1, min(k, inputs.use(k)))
 
+    ref_cpu: list[float] = []  # the reference's CPU time a call (ref_alone.py reads it)
+
     def one(fn: SlotFn) -> float:
-        inputs.refresh()
-        outs: list[object] = [None] * k
-        a = _perf_counter()
-        for j in range(k - 1, -1, -1):
-            outs[j] = fn(j)
-        took = (_perf_counter() - a) * 1e6 / k
+        took, cpu, outs = cpu_sample(fn, inputs, k)
+        if fn is ref_slot:
+            ref_cpu.append(cpu)
         if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
             check_sample(outs, fns, inputs, got)
         return took
@@ -116,6 +131,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "ref_eager_us": None, "l2_flush": False, "warmup_s": elapsed, "wall_check": None,
         "fallback_reason": None, "timed_checks": got["checked"],
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
+        "ref_cpu_us": stats.median(ref_cpu),
     })
     rec["findings"] = rec.get("findings", []) + timed_check_findings(
         got["tampered"], got["mismatch"], got["unreproduced"])

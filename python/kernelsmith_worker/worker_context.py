@@ -40,6 +40,7 @@ class WorkerContext:
     loader: ModuleLoader
     gpu_info: dict[str, Any] | None = None
     time_pair: TimePair | None = None
+    time_alone: Callable[..., dict[str, Any]] | None = None  # the reference alone (ref_alone)
     timing_unavailable: str = "timing module not loaded"
     device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
     signal_state: SignalState | None = None  # signal handlers and timers at start

@@ -47,6 +47,7 @@ class RecordingEvents:
 def worker_ctx(tmp_path_factory: pytest.TempPathFactory) -> WorkerContext:
     ctx = build_context(tmp_path_factory.mktemp("scratch"))
     ctx.time_pair = None
+    ctx.time_alone = None  # tests that time the reference alone set it
     ctx.timing_unavailable = "no timing in this test"
     return ctx
 

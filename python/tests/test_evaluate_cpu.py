@@ -38,14 +38,14 @@ def test_softmax_example_cpu_candidate_is_ok(worker_ctx):
 
 
 def test_gpu_seconds_sum_the_stages_of_an_evaluation_on_a_gpu():
-    from kernelsmith_worker.evaluate import _Evaluation
+    from kernelsmith_worker.eval_result import gpu_seconds
 
-    ev = _Evaluation(req=None, ctx=None, events=None, dev=torch.device("cuda"))  # type: ignore
-    ev.stages = {"load": {"duration_s": 0.5}, "correctness": {"duration_s": 0.25},
-                 "audit": {"duration_s": 0.125}, "timing": {"duration_s": 1.0}}
-    assert ev.gpu_seconds() == 1.875
-    ev.stages["timing"] = {"ok": False}  # a stage cut short before its duration was written
-    assert ev.gpu_seconds() == 0.875
+    stages = {"load": {"duration_s": 0.5}, "correctness": {"duration_s": 0.25},
+              "audit": {"duration_s": 0.125}, "timing": {"duration_s": 1.0}}
+    assert gpu_seconds(torch.device("cuda"), stages) == 1.875
+    stages["timing"] = {"ok": False}  # a stage cut short before its duration was written
+    assert gpu_seconds(torch.device("cuda"), stages) == 0.875
+    assert gpu_seconds(torch.device("cpu"), stages) == 0.0
 
 
 def test_a_candidate_no_stress_trial_checked_gets_a_finding(worker_ctx):
