@@ -21,6 +21,7 @@ from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_f
                                       run_audit, untimed_fork_findings)
 from kernelsmith_worker.backends import Backend
 from kernelsmith_worker.case_runs import CaseRun, case_records
+from kernelsmith_worker.cpu_account import evaluator_threads_are
 from kernelsmith_worker.cases import CaseError, InputCase, combine, input_cases
 from kernelsmith_worker.correctness import (TOLERANCES, CorrectnessOutcome, close_normwise,
                                             run_trials)
@@ -38,6 +39,7 @@ from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.roofline import RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
 from kernelsmith_worker.stress import normwise_rel_error
+from kernelsmith_worker.thread_state import ThreadState
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
 from kernelsmith_worker.worker_context import Events, WorkerContext  # noqa: F401 - re-exported
@@ -144,11 +146,14 @@ class _Evaluation:
         try:
             self._load_baseline(rec)
             thread_baseline = thread_idents()
-            # native threads: CUDA workers (a CPU candidate's OpenMP pool is its own work)
-            watch = ThreadWatch(native_threads=self.dev.type == "cuda")
+            # new native threads: none on CUDA workers; a CPU candidate's pool up to its budget
+            cpu = self.dev.type == "cpu"
+            watch = ThreadWatch(allowed=torch.get_num_threads() if cpu else 0)
+            sched = ThreadState.capture()  # the evaluator's threads, before any candidate code
+            evaluator_threads_are(sched.tids())
             checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, watch,
                                      ctx.device_state if self.dev.type == "cuda" else None,
-                                     ctx.signal_state)
+                                     ctx.signal_state, sched)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)

@@ -14,6 +14,7 @@ from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.signal_state import SignalState
+from kernelsmith_worker.thread_state import ThreadState
 
 _synchronize = torch.cuda.synchronize
 _perf_counter_ns = time.perf_counter_ns
@@ -33,8 +34,10 @@ class CandidateChecks:
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
                  dev: torch.device, native: ThreadWatch | None = None,
                  device_state: DeviceState | None = None,
-                 signals: SignalState | None = None) -> None:
+                 signals: SignalState | None = None,
+                 thread_state: ThreadState | None = None) -> None:
         self._guard = guard
+        self._thread_state = thread_state
         self._signals = signals
         self._threads = thread_baseline
         self.native = native  # None: threads and child processes are not checked
@@ -45,6 +48,7 @@ class CandidateChecks:
 
     def __call__(self, when: str, full: bool = False) -> None:
         """`full`: also the slower checks (torch's dispatcher tables); run at stage ends."""
+        self._check_thread_state(when)  # first: a demoted main thread runs the rest slowly
         changed = self._guard.changes(full)
         if changed:
             self._guard.restore()
@@ -94,6 +98,20 @@ class CandidateChecks:
             raise Hacked([finding("side_stream",
                                   f"{when}, torch's current CUDA stream was switched to another "
                                   "stream", "reject")])
+
+
+    def _check_thread_state(self, when: str) -> None:
+        changed = self._thread_state.changes() if self._thread_state is not None else []
+        if not changed:
+            return
+        failed = self._thread_state.restore()
+        raise Hacked([finding("thread_state_changed",
+                              f"{when}, the candidate changed the scheduling of the worker's "
+                              f"threads: {'; '.join(changed[:4])}"
+                              + (f" (not restored: {'; '.join(failed[:2])})" if failed else "")
+                              + ". The main thread times the reference: a candidate must not "
+                              "change any thread's CPU affinity, scheduling policy or nice "
+                              "but its own threads'", "reject")])
 
 
 class CandidateRunner:

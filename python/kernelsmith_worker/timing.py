@@ -49,6 +49,7 @@ import torch
 from . import stats
 from .timing_blocks import _random_below, check_sample
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
+from .cpu_account import CpuAccount
 from .findings import Hacked
 from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
                             _adaptive_samples, build_record, choose_calls_per_sample,
@@ -87,13 +88,17 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
                                 cfg.max_calls_per_sample, cfg.max_replay_s)
     k = max(1, min(k, inputs.use(k)))
 
+    account = CpuAccount()  # CPU time per wall second of each side's samples
+
     def one(fn: SlotFn) -> float:
         inputs.refresh()
         outs: list[object] = [None] * k
+        account.start()
         a = _perf_counter()
         for j in range(k - 1, -1, -1):
             outs[j] = fn(j)
         took = (_perf_counter() - a) * 1e6 / k
+        account.stop("cand" if fn is cand_slot else "ref")
         if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
             check_sample(outs, ref_slot, inputs, got)
         return took
@@ -117,8 +122,10 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "fallback_reason": None, "timed_checks": got["checked"],
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
     })
+    rec.update(account.record())
     rec["findings"] = rec.get("findings", []) + timed_check_findings(got["tampered"],
                                                                      got["mismatch"])
+    rec["findings"] += account.findings(rec["threads"])
     return rec
 
 
