@@ -6,7 +6,10 @@ time (CLOCK_PROCESS_CPUTIME_ID: threads that ended inside the sample included) a
 each evaluator thread (its thread CPU clock) are read:
 
 - candidate samples: the CPU seconds of the timing thread and of every thread that is not
-  the evaluator's, per wall second, must stay within the budget (BUDGET_MARGIN);
+  the evaluator's, per wall second, must stay within the budget (BUDGET_MARGIN). On a busy
+  machine a thread gets less than a CPU: the figure is divided by what the timing thread
+  itself got while the reference was timed (available(): 1.0 on an idle machine), so that
+  two threads that each get half a CPU read as two;
 - reference samples: threads that are not the evaluator's must use next to none
   (FOREIGN_MAX): a pool that waits between calls uses none, a spinning one a whole CPU.
 
@@ -39,6 +42,8 @@ BUDGET_MARGIN = 0.5
 FOREIGN_MAX = 0.25
 # Sides timed for less wall time than this are not judged (too few samples to read).
 MIN_WALL_S = 0.02
+# available() is not taken below this (a machine so busy that the figure is mostly noise).
+MIN_AVAILABLE = 0.25
 
 
 class _Known:
@@ -109,6 +114,21 @@ class CpuAccount:
             return None
         return (self.own_ns[side] + self.foreign_ns[side]) / wall
 
+    def available(self) -> float:
+        """The share of a CPU one thread got while the reference was timed: the timing
+        thread's CPU seconds per wall second then (it never waits), within
+        [MIN_AVAILABLE, 1]; 1.0 when too little was timed to say."""
+        wall = self.wall_ns["ref"]
+        if wall < MIN_WALL_S * 1e9:
+            return 1.0
+        return min(1.0, max(MIN_AVAILABLE, self.own_ns["ref"] / wall))
+
+    def threads_used(self) -> float | None:
+        """The candidate's CPU seconds per wall second over available(): how many threads'
+        worth of CPU it used."""
+        cand = self.per_wall("cand")
+        return None if cand is None else cand / self.available()
+
     def foreign_per_wall(self, side: str) -> float | None:
         wall = self.wall_ns[side]
         return None if wall < MIN_WALL_S * 1e9 else self.foreign_ns[side] / wall
@@ -118,16 +138,19 @@ class CpuAccount:
         def r(v: float | None) -> float | None:
             return None if v is None else round(v, 3)
         return {"cpu_per_wall": {s: r(self.per_wall(s)) for s in ("ref", "cand")},
-                "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")}}
+                "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
+                "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used())}
 
     def findings(self, budget: int) -> list[dict[str, str]]:
         out = []
-        cand = self.per_wall("cand")
-        if cand is not None and cand > budget + BUDGET_MARGIN:
+        used = self.threads_used()
+        if used is not None and used > budget + BUDGET_MARGIN:
             out.append(finding(
                 "cpu_threads_over_budget",
-                f"while timed, the candidate used {cand:.2f} CPU seconds per wall second "
-                f"(its thread budget: {budget}, KS_CPU_THREADS): threads of its own beyond "
+                f"while timed, the candidate used {used:.2f} threads' worth of CPU "
+                f"({self.per_wall('cand'):.2f} CPU seconds per wall second where one thread "
+                f"got {self.available():.2f}; its thread budget: {budget}, KS_CPU_THREADS): "
+                "threads of its own beyond "
                 "the budget (std::thread, a pool, a caller that spins while its workers "
                 "compute) count against it as OpenMP threads do", "reject"))
         ref = self.foreign_per_wall("ref")

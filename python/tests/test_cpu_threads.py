@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from kernelsmith_worker import cpu_ext
-from kernelsmith_worker.cpu_account import BUDGET_MARGIN, FOREIGN_MAX, CpuAccount, thread_cpu_ns
+from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, FOREIGN_MAX, CpuAccount,
+                                            thread_cpu_ns)
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
@@ -204,11 +205,14 @@ def test_a_spinning_thread_is_counted_while_the_reference_is_timed(lib):
     assert quiet.foreign_ns["ref"] < 0.1 * one
 
 
-def _account(wall_s: float, own_s: float, foreign_s: float, side: str) -> CpuAccount:
+def _account(wall_s: float, own_s: float, foreign_s: float, side: str,
+             ref_own_s: float | None = None) -> CpuAccount:
     acct = CpuAccount(frozenset())
     acct.wall_ns[side] = int(wall_s * 1e9)
     acct.own_ns[side] = int(own_s * 1e9)
     acct.foreign_ns[side] = int(foreign_s * 1e9)
+    if ref_own_s is not None:  # what the timing thread got while the reference was timed
+        acct.wall_ns["ref"], acct.own_ns["ref"] = int(1e9), int(ref_own_s * 1e9)
     return acct
 
 
@@ -218,6 +222,13 @@ def test_findings_read_the_figures_against_the_budget():
     assert [f["kind"] for f in over] == ["cpu_threads_over_budget"]
     assert _account(1.0, 0.2, 3.0, "cand").findings(4) == []  # a budget of four
     assert _account(0.001, 0.0, 1.0, "cand").findings(1) == []  # too little timed to say
+    # a busy machine: one thread gets half a CPU; two threads at half a CPU each are two
+    assert _account(1.0, 0.5, 0.02, "cand", ref_own_s=0.5).findings(1) == []
+    busy = _account(1.0, 0.1, 0.9, "cand", ref_own_s=0.5)
+    assert [f["kind"] for f in busy.findings(1)] == ["cpu_threads_over_budget"]
+    assert busy.record()["cand_threads_used"] == pytest.approx(2.0)
+    # so busy that the share is not read below MIN_AVAILABLE
+    assert _account(1.0, 0.05, 0.05, "cand", ref_own_s=0.01).findings(1) == []
     ref = _account(1.0, 1.0, FOREIGN_MAX + 0.1, "ref")
     assert [f["kind"] for f in ref.findings(1)] == ["cpu_threads_while_reference"]
     assert ref.record()["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
