@@ -92,7 +92,9 @@ class CandidateChecks:
                                   f"{when}, native thread(s) started since the candidate was "
                                   f"imported are still running: {', '.join(native[:5])}. A "
                                   "candidate must not leave threads behind (they can work "
-                                  "while the reference is timed)", "reject")])
+                                  "while the reference is timed); on the CPU, a pool of no "
+                                  "more threads than the thread budget that waits between "
+                                  "calls", "reject")])
         if self._stream_obj is not None and _current_stream_id(self._dev) != self._stream:
             torch.cuda.set_stream(self._stream_obj)
             raise Hacked([finding("side_stream",
