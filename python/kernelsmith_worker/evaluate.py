@@ -149,8 +149,11 @@ class _Evaluation:
             # new native threads: none on CUDA workers; a CPU candidate's pool up to its budget
             cpu = self.dev.type == "cpu"
             watch = ThreadWatch(allowed=torch.get_num_threads() if cpu else 0)
-            sched = ThreadState.capture()  # the evaluator's threads, before any candidate code
-            evaluator_threads_are(sched.tids())
+            # the evaluator's threads, before any candidate code (CUDA: the timing thread;
+            # the driver's threads are not compared)
+            sched = ThreadState.capture(only_current=not cpu)
+            if cpu:
+                evaluator_threads_are(sched.tids())
             checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, watch,
                                      ctx.device_state if self.dev.type == "cuda" else None,
                                      ctx.signal_state, sched)

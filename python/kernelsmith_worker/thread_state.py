@@ -7,6 +7,7 @@ The kernel keeps these per thread, so each thread is read by its native id."""
 from __future__ import annotations
 
 import os
+import threading
 from typing import NamedTuple
 
 from kernelsmith_worker.os_threads import os_threads
@@ -21,6 +22,7 @@ _sched_param = os.sched_param
 _getpriority = os.getpriority
 _setpriority = os.setpriority
 _PRIO_PROCESS = os.PRIO_PROCESS  # with a thread id: that thread's nice (Linux)
+_native_id = threading.get_native_id
 
 POLICIES = {getattr(os, n): n for n in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE",
                                           "SCHED_FIFO", "SCHED_RR") if hasattr(os, n)}
@@ -72,9 +74,14 @@ class ThreadState:
         self._threads = threads
 
     @classmethod
-    def capture(cls) -> ThreadState:
+    def capture(cls, only_current: bool = False) -> ThreadState:
+        """`only_current`: the calling thread alone (the one that times the reference)."""
         out: dict[int, tuple[str, Sched]] = {}
-        for tid, name in os_threads().items():
+        threads = os_threads()
+        if only_current:
+            me = _native_id()
+            threads = {me: threads.get(me, "")}
+        for tid, name in threads.items():
             s = read(tid)
             if s is not None:
                 out[tid] = (name, s)

@@ -113,7 +113,7 @@ def test_a_pinned_main_thread_is_rejected_and_put_back():
 def test_policy_and_nice_of_another_evaluator_thread_are_compared():
     """A thread of its own, so this process's main thread keeps its policy and nice
     (leaving SCHED_IDLE or lowering nice again may need privileges)."""
-    ready, go, done = threading.Event(), threading.Event(), threading.Event()
+    ready, go, done, end = (threading.Event() for _ in range(4))
     tid = []
 
     def body():
@@ -123,7 +123,7 @@ def test_policy_and_nice_of_another_evaluator_thread_are_compared():
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         os.setpriority(os.PRIO_PROCESS, 0, 19)
         done.set()
-        go.wait()
+        end.wait()
 
     t = threading.Thread(target=body)
     t.start()
@@ -136,8 +136,13 @@ def test_policy_and_nice_of_another_evaluator_thread_are_compared():
     assert len(changed) == 1 and f"tid {tid[0]}" in changed[0]
     assert "SCHED_OTHER -> SCHED_IDLE" in changed[0] and "-> 19" in changed[0]
     state.restore()  # best effort: what the kernel refuses is reported, not raised
+    end.set()
     t.join()
     assert state.changes() == []  # an ended thread is no change
+
+
+def test_only_the_current_thread_when_asked():
+    assert ThreadState.capture(only_current=True).tids() == {threading.get_native_id()}
 
 
 # --- native threads beyond the budget ---------------------------------------------------------
