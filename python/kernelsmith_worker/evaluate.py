@@ -28,9 +28,7 @@ from kernelsmith_worker.device import result_device
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.findings import Hacked, finding, rejects, verdict
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
-from kernelsmith_worker.integrity import thread_idents
 from kernelsmith_worker.loader import Candidate, LoadError, Problem
-from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.phase_marks import Marks
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
@@ -155,12 +153,8 @@ class _Evaluation:
             mark("ref_alone")
         try:
             self._load_baseline(rec)
-            thread_baseline = thread_idents()
-            # native threads: CUDA workers (a CPU candidate's OpenMP pool is its own work)
-            watch = ThreadWatch(native_threads=self.dev.type == "cuda")
-            checks = CandidateChecks(ctx.guard, thread_baseline, self.dev, watch,
-                                     ctx.device_state if self.dev.type == "cuda" else None,
-                                     ctx.signal_state)
+            checks = CandidateChecks.before_import(ctx.guard, self.dev, ctx.device_state,
+                                                   ctx.signal_state)
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)

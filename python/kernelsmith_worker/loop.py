@@ -111,6 +111,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
         clock.mark("thread pools, device state")
     else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
         apply_cpu_threads(cpu_threads())
+        host_ops_of(lambda: torch.ones(1).add_(1))  # the audit profiler's thread, started now
         device_state = None
     become_subreaper()  # a candidate's process that double-forks stays the worker's child
     guard = IntegrityGuard()

@@ -103,10 +103,12 @@ class ThreadWatch:
     """The threads alive when it was made (and whatever allow_current() adds): any other
     thread alive later, not a Python thread, was started by code that ran since."""
 
-    def __init__(self, native_threads: bool = True) -> None:
-        """native_threads False: only child processes are watched (a CPU candidate's OpenMP
-        pool is its own work)."""
+    def __init__(self, native_threads: bool = True, allowed: int = 0) -> None:
+        """native_threads False: only child processes are watched. `allowed`: how many new
+        native threads may stay alive (a CPU candidate's OpenMP pool or a pool of its own,
+        up to the thread budget, waiting between calls); more is a finding."""
         self._threads = native_threads
+        self._allowed = allowed
         self._known = set(os_threads())
         self._children = set(live_children())
 
@@ -116,12 +118,13 @@ class ThreadWatch:
 
     def new(self) -> list[str]:
         """'name (tid N)' of each thread alive now that is neither known nor a Python thread
-        (those have their own check)."""
+        (those have their own check); none while there are no more than `allowed`."""
         if not self._threads:
             return []
         python = {t.native_id for t in _enumerate() if t.native_id is not None}
-        return [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
-                if tid not in self._known and tid not in python and tid not in _evaluator.tids]
+        found = [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
+                 if tid not in self._known and tid not in python and tid not in _evaluator.tids]
+        return found if len(found) > self._allowed else []
 
     def new_children(self) -> list[str]:
         """'name (pid N)' of each live child process that was not alive when it was made."""

@@ -12,9 +12,11 @@ import torch
 from kernelsmith_worker.compiled_code import CompiledCodeWatch
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
-from kernelsmith_worker.integrity import IntegrityGuard, new_threads
+from kernelsmith_worker.cpu_account import evaluator_threads_are
+from kernelsmith_worker.integrity import IntegrityGuard, new_threads, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.signal_state import SignalState
+from kernelsmith_worker.thread_state import ThreadState
 
 _synchronize = torch.cuda.synchronize
 _perf_counter_ns = time.perf_counter_ns
@@ -35,8 +37,10 @@ class CandidateChecks:
     def __init__(self, guard: IntegrityGuard, thread_baseline: set[int],
                  dev: torch.device, native: ThreadWatch | None = None,
                  device_state: DeviceState | None = None,
-                 signals: SignalState | None = None) -> None:
+                 signals: SignalState | None = None,
+                 thread_state: ThreadState | None = None) -> None:
         self._guard = guard
+        self._thread_state = thread_state
         self._signals = signals
         self._threads = thread_baseline
         self.native = native  # None: threads and child processes are not checked
@@ -46,8 +50,26 @@ class CandidateChecks:
         self._stream_obj = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
         self._compiled = CompiledCodeWatch()  # libraries mapped before the candidate's import
 
+    @classmethod
+    def before_import(cls, guard: IntegrityGuard, dev: torch.device,
+                      device_state: DeviceState | None,
+                      signals: SignalState | None) -> CandidateChecks:
+        """The checks of a candidate about to be imported, with what they compare against
+        taken now: the process's threads; new native threads allowed (none on CUDA workers,
+        a CPU candidate's pool up to its thread budget); the evaluator's threads' scheduling
+        state (CUDA: the timing thread's only, the driver's threads are not compared)."""
+        cpu = dev.type == "cpu"
+        baseline = thread_idents()
+        watch = ThreadWatch(allowed=torch.get_num_threads() if cpu else 0)
+        sched = ThreadState.capture(only_current=not cpu)
+        if cpu:
+            evaluator_threads_are(sched.tids())
+        return cls(guard, baseline, dev, watch, device_state if dev.type == "cuda" else None,
+                   signals, sched)
+
     def __call__(self, when: str, full: bool = False) -> None:
         """`full`: also the slower checks (torch's dispatcher tables); run at stage ends."""
+        self._check_thread_state(when)  # first: a demoted main thread runs the rest slowly
         changed = self._guard.changes(full)
         if changed:
             self._guard.restore()
@@ -97,12 +119,28 @@ class CandidateChecks:
                                   f"{when}, native thread(s) started since the candidate was "
                                   f"imported are still running: {', '.join(native[:5])}. A "
                                   "candidate must not leave threads behind (they can work "
-                                  "while the reference is timed)", "reject")])
+                                  "while the reference is timed); on the CPU, a pool of no "
+                                  "more threads than the thread budget that waits between "
+                                  "calls", "reject")])
         if self._stream_obj is not None and _current_stream_id(self._dev) != self._stream:
             torch.cuda.set_stream(self._stream_obj)
             raise Hacked([finding("side_stream",
                                   f"{when}, torch's current CUDA stream was switched to another "
                                   "stream", "reject")])
+
+
+    def _check_thread_state(self, when: str) -> None:
+        changed = self._thread_state.changes() if self._thread_state is not None else []
+        if not changed:
+            return
+        failed = self._thread_state.restore()
+        raise Hacked([finding("thread_state_changed",
+                              f"{when}, the candidate changed the scheduling of the worker's "
+                              f"threads: {'; '.join(changed[:4])}"
+                              + (f" (not restored: {'; '.join(failed[:2])})" if failed else "")
+                              + ". The main thread times the reference: a candidate must not "
+                              "change any thread's CPU affinity, scheduling policy or nice "
+                              "but its own threads'", "reject")])
 
 
 class CandidateRunner:

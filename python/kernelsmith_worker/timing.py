@@ -49,6 +49,7 @@ import torch
 from . import stats
 from .timing_blocks import _random_below, check_sample
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
+from .cpu_account import CpuAccount
 from .findings import Hacked
 from .timing_policy import (Check, Fn, FixedInputs, SlotFn, TimedInputs, TimingConfig,  # noqa: F401
                             _adaptive_samples, build_record, choose_calls_per_sample,
@@ -63,19 +64,26 @@ _thread_time = time.thread_time
 CPU_CHECK_ONE_IN = 4  # CPU timing: each candidate sample checked with this chance (1/n)
 
 
-def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int) -> tuple[float, float, list[object]]:
+def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int, account: CpuAccount | None = None,
+               side: str = "ref") -> tuple[float, float, list[object]]:
     """One CPU sample: new values in the slots, then k calls timed by the host clock, the
     last call first (call j reads slot j). Returns (microseconds a call, CPU microseconds
     of this thread a call, each call's output). The thread's CPU time (outside the host
-    clock's reads) does not grow when other processes take the core."""
+    clock's reads) does not grow when other processes take the core. `account`: the
+    process's CPU time per wall second, counted for `side`."""
     inputs.refresh()
     outs: list[object] = [None] * k
+    if account is not None:
+        account.start()
     c = _thread_time()
     a = _perf_counter()
     for j in range(k - 1, -1, -1):
         outs[j] = fn(j)
     b = _perf_counter()
-    return (b - a) * 1e6 / k, (_thread_time() - c) * 1e6 / k, outs
+    cpu = _thread_time() - c
+    if account is not None:
+        account.stop(side)
+    return (b - a) * 1e6 / k, cpu * 1e6 / k, outs
 
 
 def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: int,
@@ -104,9 +112,10 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     k = max(1, min(k, inputs.use(k)))
 
     ref_cpu: list[float] = []  # the reference's CPU time a call (ref_alone.py reads it)
+    account = CpuAccount()  # CPU time per wall second of each side's samples
 
     def one(fn: SlotFn) -> float:
-        took, cpu, outs = cpu_sample(fn, inputs, k)
+        took, cpu, outs = cpu_sample(fn, inputs, k, account, "cand" if fn is cand_slot else "ref")
         if fn is ref_slot:
             ref_cpu.append(cpu)
         if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
@@ -133,8 +142,10 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
         "ref_cpu_us": stats.median(ref_cpu),
     })
+    rec.update(account.record())
     rec["findings"] = rec.get("findings", []) + timed_check_findings(
         got["tampered"], got["mismatch"], got["unreproduced"])
+    rec["findings"] += account.findings(rec["threads"])
     return rec
 
 

@@ -1,0 +1,241 @@
+"""The cpu backend's thread rules: the evaluator's threads' scheduling state (thread_state),
+new native threads beyond the budget (os_threads.ThreadWatch), and the CPU time of each
+timed side (cpu_account), with small C++ thread payloads."""
+import ctypes
+import os
+import threading
+
+import pytest
+import torch
+
+from kernelsmith_worker import cpu_ext
+from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, FOREIGN_MAX, CpuAccount,
+                                            thread_cpu_ns)
+from kernelsmith_worker.findings import Hacked
+from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
+from kernelsmith_worker.os_threads import ThreadWatch
+from kernelsmith_worker.runner import CandidateChecks
+from kernelsmith_worker.thread_state import ThreadState
+
+_SOURCE = r"""
+#include <pthread.h>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+static volatile uint64_t sink;
+// Fixed work (not fixed time): its CPU time does not depend on how loaded the machine is.
+extern "C" void ks_work(int64_t n) {
+  uint64_t x = 1;
+  for (int64_t i = 0; i < n; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  sink = x;
+}
+// `threads` std::threads each do ks_work(n) and are joined: nothing outlives the call.
+extern "C" void ks_burst(int threads, int64_t n) {
+  std::vector<std::thread> ts;
+  for (int i = 0; i < threads; ++i) ts.emplace_back(ks_work, n);
+  for (auto& t : ts) t.join();
+}
+// `threads` threads that block (wait == 0) or do ks_work(n) (wait == 1) until ks_stop().
+static std::atomic<int> stop{0};
+static std::mutex mu;
+static std::condition_variable cv;
+static std::vector<pthread_t> pool;
+static int64_t g_n = 0;
+static int g_mode = 0;
+static void* Loop(void*) {
+  if (g_mode == 1) { ks_work(g_n); return nullptr; }
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [] { return stop.load() != 0; });
+  return nullptr;
+}
+extern "C" int ks_start(int threads, int mode, int64_t n) {
+  stop = 0; g_mode = mode; g_n = n;
+  for (int i = 0; i < threads; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, nullptr, Loop, nullptr) != 0) return -1;
+    pool.push_back(t);
+  }
+  return 0;
+}
+extern "C" void ks_stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = 1;
+  }
+  cv.notify_all();
+  for (auto t : pool) pthread_join(t, nullptr);
+  pool.clear();
+}
+"""
+_WORK = 20_000_000  # some tens of ms of one CPU
+
+
+@pytest.fixture(scope="module")
+def lib():
+    path, _ = cpu_ext.build("ks_test_cpu_threads", _SOURCE, openmp=False)
+    so = ctypes.CDLL(str(path))
+    so.ks_work.argtypes = [ctypes.c_int64]
+    so.ks_burst.argtypes = [ctypes.c_int, ctypes.c_int64]
+    so.ks_start.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64]
+    return so
+
+
+def _checks(state: ThreadState, watch: ThreadWatch | None = None) -> CandidateChecks:
+    return CandidateChecks(IntegrityGuard(), thread_idents(), torch.device("cpu"),
+                           watch or ThreadWatch(), None, None, state)
+
+
+# --- thread state ---------------------------------------------------------------------------
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to pin to one")
+def test_a_pinned_main_thread_is_rejected_and_put_back():
+    me = threading.get_native_id()
+    before = os.sched_getaffinity(me)
+    state = ThreadState.capture()
+    checks = _checks(state)
+    checks("before")  # unchanged: nothing
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        with pytest.raises(Hacked) as e:
+            checks("after ModelNew.forward")
+        f = e.value.findings[0]
+        assert f["kind"] == "thread_state_changed" and f["severity"] == "reject"
+        assert f"tid {me}" in f["detail"] and "CPU affinity" in f["detail"]
+        assert os.sched_getaffinity(me) == before  # restored
+        assert state.changes() == []
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def test_policy_and_nice_of_another_evaluator_thread_are_compared():
+    """A thread of its own, so this process's main thread keeps its policy and nice
+    (leaving SCHED_IDLE or lowering nice again may need privileges)."""
+    ready, go, done, end = (threading.Event() for _ in range(4))
+    tid = []
+
+    def body():
+        tid.append(threading.get_native_id())
+        ready.set()
+        go.wait()
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, 0, 19)
+        done.set()
+        end.wait()
+
+    t = threading.Thread(target=body)
+    t.start()
+    ready.wait()
+    state = ThreadState.capture()
+    assert tid[0] in state.tids()
+    go.set()
+    done.wait()
+    changed = state.changes()
+    assert len(changed) == 1 and f"tid {tid[0]}" in changed[0]
+    assert "SCHED_OTHER -> SCHED_IDLE" in changed[0] and "-> 19" in changed[0]
+    state.restore()  # best effort: what the kernel refuses is reported, not raised
+    end.set()
+    t.join()
+    assert state.changes() == []  # an ended thread is no change
+
+
+def test_only_the_current_thread_when_asked():
+    assert ThreadState.capture(only_current=True).tids() == {threading.get_native_id()}
+
+
+# --- native threads beyond the budget ---------------------------------------------------------
+
+def test_native_threads_up_to_the_budget_may_wait_between_calls(lib):
+    watch = ThreadWatch(allowed=1)
+    assert lib.ks_start(1, 0, 0) == 0
+    try:
+        assert watch.new() == []  # one pool worker: within a budget of one
+    finally:
+        lib.ks_stop()
+    assert lib.ks_start(2, 0, 0) == 0
+    try:
+        found = watch.new()
+        assert len(found) == 2
+        with pytest.raises(Hacked) as e:
+            _checks(ThreadState.capture(), watch)("after ModelNew.forward")
+        assert e.value.findings[0]["kind"] == "native_thread"
+    finally:
+        lib.ks_stop()
+
+
+# --- CPU time per side ----------------------------------------------------------------------
+
+def _one_thread_ns(lib) -> int:
+    a = thread_cpu_ns(threading.get_native_id())
+    lib.ks_work(_WORK)
+    return thread_cpu_ns(threading.get_native_id()) - a
+
+
+def test_threads_joined_inside_a_candidate_call_are_counted(lib):
+    one = _one_thread_ns(lib)
+    acct = CpuAccount()
+    acct.start()
+    lib.ks_work(_WORK)  # honest: the timing thread computes
+    acct.stop("cand")
+    assert acct.foreign_ns["cand"] < 0.2 * one
+    acct.start()
+    lib.ks_burst(3, _WORK)  # three threads that ended before the sample did
+    acct.stop("cand")
+    assert acct.foreign_ns["cand"] > 0.7 * 3 * one
+
+
+def test_a_spinning_thread_is_counted_while_the_reference_is_timed(lib):
+    one = _one_thread_ns(lib)
+    acct = CpuAccount()  # the evaluator's threads: those alive now
+    assert lib.ks_start(1, 1, _WORK) == 0  # a candidate thread that works on its own
+    try:
+        acct.start()
+        lib.ks_work(_WORK)  # the reference
+        lib.ks_stop()
+        acct.stop("ref")
+    finally:
+        lib.ks_stop()
+    assert acct.foreign_ns["ref"] > 0.7 * one
+    assert acct.own_ns["ref"] > 0.7 * one
+    quiet = CpuAccount()
+    assert lib.ks_start(2, 0, 0) == 0  # a pool that blocks between calls
+    try:
+        quiet.start()
+        lib.ks_work(_WORK)
+        quiet.stop("ref")
+    finally:
+        lib.ks_stop()
+    assert quiet.foreign_ns["ref"] < 0.1 * one
+
+
+def _account(wall_s: float, own_s: float, foreign_s: float, side: str,
+             ref_own_s: float | None = None) -> CpuAccount:
+    acct = CpuAccount(frozenset())
+    acct.wall_ns[side] = int(wall_s * 1e9)
+    acct.own_ns[side] = int(own_s * 1e9)
+    acct.foreign_ns[side] = int(foreign_s * 1e9)
+    if ref_own_s is not None:  # what the timing thread got while the reference was timed
+        acct.wall_ns["ref"], acct.own_ns["ref"] = int(1e9), int(ref_own_s * 1e9)
+    return acct
+
+
+def test_findings_read_the_figures_against_the_budget():
+    assert _account(1.0, 1.0, 0.02, "cand").findings(1) == []  # honest: ~1.0
+    over = _account(1.0, 0.1, 1.0 + BUDGET_MARGIN, "cand").findings(1)
+    assert [f["kind"] for f in over] == ["cpu_threads_over_budget"]
+    assert _account(1.0, 0.2, 3.0, "cand").findings(4) == []  # a budget of four
+    assert _account(0.001, 0.0, 1.0, "cand").findings(1) == []  # too little timed to say
+    # a busy machine: one thread gets half a CPU; two threads at half a CPU each are two
+    assert _account(1.0, 0.5, 0.02, "cand", ref_own_s=0.5).findings(1) == []
+    busy = _account(1.0, 0.1, 0.9, "cand", ref_own_s=0.5)
+    assert [f["kind"] for f in busy.findings(1)] == ["cpu_threads_over_budget"]
+    assert busy.record()["cand_threads_used"] == pytest.approx(2.0)
+    # so busy that the share is not read below MIN_AVAILABLE
+    assert _account(1.0, 0.05, 0.05, "cand", ref_own_s=0.01).findings(1) == []
+    ref = _account(1.0, 1.0, FOREIGN_MAX + 0.1, "ref")
+    assert [f["kind"] for f in ref.findings(1)] == ["cpu_threads_while_reference"]
+    assert ref.record()["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
+    assert ref.record()["cpu_per_wall"]["cand"] is None
+
