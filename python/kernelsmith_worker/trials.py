@@ -166,29 +166,30 @@ class Trials:
     def _stress_reference(self, inputs: list[Any]) -> tuple[Any, bool, bool] | None:
         """(the reference's output on stress inputs, finite everywhere, finite anywhere), or
         None when it raised."""
-        try:
-            out, fin, some, _ = self._run_reference(clone_args(inputs), per_request=True)
-        except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
-            if errors.is_cuda_poison(e):
-                raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
-                                   f"raised {errors.describe(e)} on stress inputs",
-                                   errors.traceback_tail(e), True) from e
-            return None
-        return out, fin, some
+        got = self._try_reference("on stress inputs", lambda: self._run_reference(
+            clone_args(inputs), per_request=True))
+        return None if got is None else got[:3]
 
     def _mix_ok(self, args: list[Any]) -> bool:
         """Whether the reference takes a mix of fresh draws (fresh_draws.mixed) as it takes
         trial 0: no exception, and finite where trial 0's output was."""
-        try:
+        def run() -> bool:
             with _no_grad():
-                out = self._ref(*args)
-            return finite(out) or not self.pristine(0).finite
+                return finite(self._ref(*args)) or not self.pristine(0).finite
+        return bool(self._try_reference("on a mix of fresh draws", run))
+
+    def _try_reference(self, what: str, run: Callable[[], Any]) -> Any:
+        """run() (a call of the reference), or None when it raised: the problem may refuse
+        such inputs. An error that broke the device is the problem's failure (ProblemError:
+        the worker is replaced)."""
+        try:
+            return run()
         except BaseException as e:  # noqa: BLE001 - the problem may reject such inputs
             if errors.is_cuda_poison(e):
                 raise ProblemError(f"problem {self._problem.path}: reference Model.forward "
-                                   f"raised {errors.describe(e)} on a mix of fresh draws",
+                                   f"raised {errors.describe(e)} {what}",
                                    errors.traceback_tail(e), True) from e
-            return False
+            return None
 
     def prepare(self, trials: int) -> None:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made
