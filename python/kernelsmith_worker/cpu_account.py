@@ -1,9 +1,11 @@
 """CPU time of a CPU timing's samples, per side: the thread budget ($KS_CPU_THREADS) binds
 torch and OpenMP only, so a candidate's own std::threads (one per core, joined before
 forward returns) would otherwise outnumber the reference's, and a pool that spins between
-calls works while the reference is timed. Around each timed sample the process's CPU
-time (CLOCK_PROCESS_CPUTIME_ID: threads that ended inside the sample included) and that of
-each evaluator thread (its thread CPU clock) are read:
+calls works while the reference is timed. Around each timed sample the CPU clocks of the
+timing thread and of every thread alive that is not the evaluator's are read (a thread that
+starts inside the sample counts whole; one that also ends inside it is not seen: the
+process's CPU clock would see it, but on the worker it read up to ~1 ms a sample more than
+its threads' clocks together, which a short reference sample reads as a spinning thread):
 
 - candidate samples: the CPU seconds of the timing thread and of every thread that is not
   the evaluator's, per wall second, must stay within the budget (BUDGET_MARGIN). On a busy
@@ -27,7 +29,6 @@ from kernelsmith_worker.os_threads import os_threads
 
 # captured when the worker starts, before any candidate is imported
 _clock_ns = time.clock_gettime_ns
-_PROCESS = time.CLOCK_PROCESS_CPUTIME_ID
 _perf_ns = time.perf_counter_ns
 _native_id = threading.get_native_id
 
@@ -80,31 +81,39 @@ class CpuAccount:
         known = evaluator if evaluator is not None else _known.tids
         if not known:
             known = frozenset(os_threads())
-        self._others = sorted(known - {self._me})
-        self._mark: tuple[int, int, int, int] | None = None
+        self._known = known
+        self._mark: tuple[int, int] | None = None
+        self._mark_foreign: dict[int, int] = {}
         self.wall_ns = {"ref": 0, "cand": 0}
         self.own_ns = {"ref": 0, "cand": 0}  # the timing thread
         self.foreign_ns = {"ref": 0, "cand": 0}  # threads that are not the evaluator's
 
-    def _read(self) -> tuple[int, int, int, int]:
-        others = 0
-        for tid in self._others:
-            others += thread_cpu_ns(tid) or 0
-        return _perf_ns(), _clock_ns(_PROCESS), others, thread_cpu_ns(self._me) or 0
+    def _foreign(self) -> dict[int, int]:
+        """CPU nanoseconds of every thread alive now that is not the evaluator's."""
+        out = {}
+        for tid in os_threads():
+            if tid != self._me and tid not in self._known:
+                ns = thread_cpu_ns(tid)
+                if ns is not None:
+                    out[tid] = ns
+        return out
 
     def start(self) -> None:
-        self._mark = self._read()
+        self._mark_foreign = self._foreign()
+        self._mark = (_perf_ns(), thread_cpu_ns(self._me) or 0)
 
     def stop(self, side: str) -> None:
         if self._mark is None:
             return
-        wall, proc, others, own = (b - a for a, b in zip(self._mark, self._read()))
+        wall, own = _perf_ns() - self._mark[0], (thread_cpu_ns(self._me) or 0) - self._mark[1]
         self._mark = None
         self.wall_ns[side] += wall
         self.own_ns[side] += own
-        # an evaluator thread that ended inside the sample only lowers `others`: its time
-        # reads as foreign, which errs towards a finding only if it burned CPU
-        self.foreign_ns[side] += max(0, proc - others - own)
+        # a thread that started inside the sample counts whole; one that ended inside it is
+        # not seen (its time is lost, which errs towards no finding)
+        now = self._foreign()
+        self.foreign_ns[side] += sum(max(0, ns - self._mark_foreign.get(tid, 0))
+                                     for tid, ns in now.items())
 
     def per_wall(self, side: str) -> float | None:
         """(timing thread + foreign) CPU seconds per wall second; None if too little was
