@@ -63,6 +63,7 @@ from kernelsmith_worker.stress import finite
 _rand = torch.rand
 JITTER = 0.25  # per-element factor in [0.75, 1): no two refreshes share a value pattern
 CHECK_CHUNK = 256 << 20  # bytes of slots gathered at once to compare them with the pool
+SPACER_MAX = 64 << 20  # bytes of a spacer before a timed check's copy of one input
 
 
 def pool_budget(dev: torch.device) -> int:
@@ -181,8 +182,9 @@ class RotatingInputs:
         rows = self._check_rows or {}
 
         def copy(t: torch.Tensor) -> torch.Tensor:
-            n = max(t.numel() * t.element_size(), 512)  # the copy's own size class
-            self._check_spacers.append(torch.empty(self._pick.randrange(n // 2, 2 * n),
+            n = max(t.numel() * t.element_size(), 512)  # the copy's own size class,
+            hi = min(2 * n, SPACER_MAX)  # within a bound on what a check holds besides
+            self._check_spacers.append(torch.empty(self._pick.randrange(min(n // 2, hi // 2), hi),
                                                    dtype=torch.uint8, device=t.device))
             return _laid_out_like(t, rows[id(t)][j % self.slots])
         return list(map_tensors(self._base, copy))

@@ -72,11 +72,11 @@ def test_check_copies_do_not_sit_at_repeating_addresses():
     rot.use(2)
     rot.refresh()
     seen = set()
-    for _ in range(8):
+    for _ in range(16):  # without the spacer: one address every time (the freed copy's)
         with rot.pristine():
             x = rot.args(0)[0]
             assert torch.equal(x, rot.ref_args(0)[0])
             assert x.data_ptr() != rot._args[0][0].data_ptr()
             seen.add(x.data_ptr())
         del x
-    assert len(seen) >= 4
+    assert len(seen) >= 2  # the host's malloc hands some addresses out again
