@@ -48,6 +48,7 @@ from .timing_runners import _EagerRunner, _GraphRunner
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
+_no_grad = torch.no_grad
 
 # The reference in the timing stage may take this many times its time alone (docs/
 # evaluation.md, "Timing", has the measurements). CUDA: each sample after an L2 flush, each
@@ -85,7 +86,7 @@ def time_alone(ref_fn: SlotFn, *, device: torch.device | str, inputs: TimedInput
     device = torch.device(device)
     ref = _plain_outputs(ref_fn, "reference")
     t0 = _perf_counter()
-    with torch.no_grad():
+    with _no_grad():
         if device.type == "cuda":
             points = _cuda(ref, cuda_api or CudaApi(device), inputs, cfg)
         elif device.type == "cpu":
@@ -358,7 +359,7 @@ def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: di
 def ref_slot(model: torch.nn.Module, inputs: Any) -> SlotFn:
     """Call j of a timed sample of `model` (the reference's side): slot j's values."""
     def ref_fn(j: int) -> Any:
-        with torch.no_grad():
+        with _no_grad():
             return model(*inputs.ref_args(j))
     return ref_fn
 
