@@ -1,7 +1,9 @@
 """Classifying aten ops seen inside `ModelNew.forward` (dispatch-level audit).
 
 Classes:
-- `view`  : views and metadata (reshape, transpose, slicing, ...): free, allowed.
+- `view`  : views and metadata (reshape, transpose, slicing, ...), and ops that neither take
+            nor return a tensor (settings and cache queries: the evaluator's own state reads
+            dispatch some, e.g. the cuFFT plan cache's size): free, allowed.
 - `alloc` : allocation and constant fills (empty*, zeros, full, fill_, ...): allowed.
 - `copy`  : copies and casts (clone, contiguous, copy_, _to_copy): allowed, reported as info.
 - `light` : ops known to be cheap: elementwise math (torch's own `pointwise` tag on the op),
@@ -30,7 +32,7 @@ VIEW_OPS: frozenset[str] = frozenset(
     """view _unsafe_view reshape _reshape_alias as_strided t transpose permute expand expand_as
     squeeze unsqueeze slice select split split_with_sizes unbind detach alias lift_fresh
     narrow chunk flatten unflatten movedim view_as view_as_real view_as_complex unfold diagonal
-    set_ resize_ resize_as_ _local_scalar_dense sym_size sym_stride sym_numel sym_storage_offset
+    set_ resize_ resize_as_ _local_scalar_dense is_pinned sym_size sym_stride sym_numel sym_storage_offset
     is_nonzero _has_compatible_shallow_copy_type numpy_T mT mH adjoint
     _conj _neg_view conj resolve_conj resolve_neg
     """.split()
@@ -144,6 +146,8 @@ def classify(qualified: str) -> str:
     # A functional copy of a view op (permute_copy, view_copy, ...): a copy.
     if name.endswith("_copy") and name[: -len("_copy")] in VIEW_OPS:
         return "copy"
+    if _tensorless(ns, name):
+        return "view"
     return "unlisted"
 
 
@@ -155,6 +159,23 @@ def _pointwise(ns: str, name: str) -> bool:
         return False
     return any(torch.Tag.pointwise in getattr(getattr(packet, o, None), "tags", ())
                for o in packet.overloads())
+
+
+@functools.lru_cache(maxsize=None)
+def _tensorless(ns: str, name: str) -> bool:
+    """True when no overload of ns::name takes or returns a tensor: it reads or sets a value
+    of the process (a setting, a cache's size) and cannot compute on the problem's data."""
+    packet = getattr(getattr(torch.ops, ns), name, None)
+    if packet is None or not hasattr(packet, "overloads"):
+        return False
+    for o in packet.overloads():
+        schema = getattr(getattr(packet, o, None), "_schema", None)
+        if schema is None:
+            return False
+        types = [a.type for a in schema.arguments] + [r.type for r in schema.returns]
+        if any("Tensor" in str(t) for t in types):
+            return False
+    return True
 
 
 def format_ops(counts: dict[str, int], limit: int = 8) -> str:

@@ -19,7 +19,12 @@ the lease, and when their median is still more than CONFIRM_RATIO slower (`confi
 the reject finding `reference_slowed`, whatever the cause; the worker is replaced (the state
 outlives the request). The second measurement tells a state change, which persists, from a
 passing load of the machine during the timing stage; it costs nothing where the first check
-passes.
+passes. A load that lasts (other processes sharing the GPU) would read as a state change, so
+each CUDA measurement also times a plain device copy (`probe_us`: preallocated buffers larger
+than L2, which no state of this process slows; on an H200 of its own 122 us within 2 %);
+when the copy's slowest time among the measurements is more than CONTENDED_RATIO times its
+fastest, the device is shared and the slowdown is not judged (the warning
+`device_contended`).
 
 The timing stage chooses k from both functions, so its k is not known before the import. A
 sample of k calls costs about T(k) = a + b k: a, what a sample costs whatever its length (a
@@ -68,6 +73,13 @@ CONFIRM_REPEATS = 3
 # A figure must be slower by at least this many microseconds a call (launch-bound
 # references: a microsecond of host or launch jitter is no state change).
 SLOWED_FLOOR_US = 1.0
+# The device copy timed with each CUDA measurement: PROBE_SAMPLES samples of copies of
+# max(4 x L2, PROBE_MIN_BYTES), each as long as a timed sample; varying by more than
+# CONTENDED_RATIO among the measurements, the device is shared with other work and a slowed
+# reference is not judged.
+PROBE_SAMPLES = 8
+PROBE_MIN_BYTES = 64 << 20
+CONTENDED_RATIO = 1.1
 CPU_WARMUP_S = 0.02  # CPU: calls on slot 0 (at least cpu_warmup_calls) for the estimate
 CPU_BLOCK_S = 0.05  # the CPU's samples at the reference's own k: at least this long ...
 MIN_SAMPLES = 8  # ... and at least this many samples (each block, each method)
@@ -80,20 +92,49 @@ def time_alone(ref_fn: SlotFn, *, device: torch.device | str, inputs: TimedInput
                config: TimingConfig | None = None, cuda_api: CudaApi | None = None) -> dict:
     """The reference alone: {"points": {method: [[k, us a sample], ...]}, "duration_s"}, the
     median microseconds of a sample of k calls per timing method ("cpu_wall"; "cuda_graph"
-    when the reference can be captured, and "cuda_events"), k ascending. `ref_fn(j)` calls
-    the reference on input slot j of `inputs`. What the reference raises propagates."""
+    when the reference can be captured, and "cuda_events"), k ascending; on CUDA also
+    "probe_us", the device copy's microseconds (`probe_us`). `ref_fn(j)` calls the reference
+    on input slot j of `inputs`. What the reference raises propagates."""
     cfg = config or TimingConfig()
     device = torch.device(device)
     ref = _plain_outputs(ref_fn, "reference")
     t0 = _perf_counter()
+    out: dict[str, Any] = {}
     with _no_grad():
         if device.type == "cuda":
-            points = _cuda(ref, cuda_api or CudaApi(device), inputs, cfg)
+            api = cuda_api or CudaApi(device)
+            out["points"] = _cuda(ref, api, inputs, cfg)
+            out["probe_us"] = probe_us(api, cfg.replay_target_s)
         elif device.type == "cpu":
-            points = {"cpu_wall": _cpu(ref, inputs, cfg)}
+            out["points"] = {"cpu_wall": _cpu(ref, inputs, cfg)}
         else:
             raise ValueError(f"timing: unsupported device type {device.type!r}")
-    return {"points": points, "duration_s": round(_perf_counter() - t0, 6)}
+    out["duration_s"] = round(_perf_counter() - t0, 6)
+    return out
+
+
+def probe_us(api: CudaApi, sample_s: float) -> float:
+    """Microseconds a device copy of max(4 x L2, PROBE_MIN_BYTES) between preallocated
+    buffers takes (CudaApi.copy_probe): the median of PROBE_SAMPLES samples of back-to-back
+    copies lasting about `sample_s` (the timing stage's sample: a share of the device that
+    other contexts take shows in samples of that length as it does in the reference's)."""
+    def sample(n: int) -> float:
+        e0, e1 = api.event(), api.event()
+        e0.record()
+        for _ in range(n):
+            probe()
+        e1.record()
+        api.synchronize()
+        return _elapsed_s(e0, e1) * 1e6 / n
+
+    with api.device_ctx():
+        probe = api.copy_probe(max(4 * api.l2_bytes(), PROBE_MIN_BYTES))
+        one = stats.median([sample(1) for _ in range(3)])  # the first touches the buffers
+        n = max(1, min(1000, math.ceil(sample_s * 1e6 / max(one, 1e-3))))
+        got = stats.median([sample(n) for _ in range(PROBE_SAMPLES)])
+        del probe
+        api.empty_cache()
+    return got
 
 
 def _block(sample: Any, n_min: int, seconds: float, n_max: int) -> list[float]:
@@ -318,9 +359,20 @@ def compare(before: dict, timing: dict) -> tuple[dict[str, Any], bool]:
     fields: dict[str, Any] = {
         "ref_alone_us": alone_us(before, method, k), "ref_alone_ratio": least,
         "ref_alone": {"points": before.get("points"), "duration_s": before.get("duration_s"),
+                      "probe_us": before.get("probe_us"),
                       "threshold": threshold(method), "confirm_threshold": CONFIRM_RATIO,
                       "compared": least is not None, "figures": per}}
     return fields, least is not None and least > threshold(method)
+
+
+def _probe_spread(before: dict, afters: list[dict]) -> float | None:
+    """The device copy's slowest time over its fastest, among the measurement before the
+    import and those after the timing stage (None off CUDA): on a device of its own the copy
+    keeps its time within a few per cent; other work on the device makes it vary."""
+    probes = [float(m["probe_us"]) for m in [before, *afters] if m.get("probe_us")]
+    if len(probes) < 2 or min(probes) <= 0:
+        return None
+    return max(probes) / min(probes)
 
 
 def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: dict
@@ -328,7 +380,9 @@ def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: di
     """The reject finding when the reference timed alone again right after the timing stage
     (`afters`, CONFIRM_REPEATS measurements) is still more than CONFIRM_RATIO slower than
     before the import in their median (the state that slowed it persists: not a passing
-    load of the machine), else None. Adds the check to fields["ref_alone"]["after"]."""
+    load of the machine), unless the device copy's time varied among the measurements (its
+    slowest more than CONTENDED_RATIO times its fastest: other work shares the device; then
+    the warning `device_contended`), else None. Adds the check to fields["ref_alone"]["after"]."""
     method, k = str(timing.get("method")), int(timing.get("calls_per_sample") or 1)
     ratios: list[float] = []
     for after in afters:
@@ -341,8 +395,21 @@ def confirm(before: dict, afters: list[dict], fields: dict[str, Any], timing: di
     fields["ref_alone"]["after"] = {
         "points": [a.get("points") for a in afters], "ratios": ratios, "ratio": least,
         "duration_s": round(sum(float(a.get("duration_s") or 0.0) for a in afters), 6)}
+    spread = _probe_spread(before, afters)
+    fields["ref_alone"]["after"]["probe_us"] = [a.get("probe_us") for a in afters]
+    fields["ref_alone"]["after"]["probe_spread"] = spread
     if least is None or least <= CONFIRM_RATIO:
         return None
+    if spread is not None and spread > CONTENDED_RATIO:
+        return {
+            "kind": "device_contended",
+            "detail": f"the reference was {least:.2f}x slower after the timing stage than "
+                      f"alone before the candidate was imported, but a plain device copy "
+                      f"timed with each measurement varied {spread:.2f}x: other work shares "
+                      "the GPU (another process, or evaluations of other slots), so the "
+                      "slowdown is not judged and the timing figures are less reliable; give "
+                      "each evaluation a GPU of its own",
+            "severity": "warn"}
     seen = "; ".join(f"{name}: {d['us']:.4g} us a call against {d['alone_us']:.4g} us "
                      f"({d['ratio']:.2f}x)" for name, d in fields["ref_alone"]["figures"].items())
     return {
@@ -382,8 +449,9 @@ def judge(alone: dict[str, Any], out: dict[str, Any], measure: Callable[..., dic
           model: torch.nn.Module, dev: torch.device, make_inputs: Callable[[], Any]) -> bool:
     """The reference's figures in the timing record `out` against its time alone before the
     import (the fields go into `out`). One that looks slowed is timed alone again at once,
-    still under the lease: slowed there too, it is a reject (into `out`'s findings). True
-    then: the state that slowed it outlives the request, so the worker is replaced."""
+    still under the lease: slowed there too, it is a reject (into `out`'s findings) unless
+    the device is shared (a warning). True on a reject: the state that slowed it outlives the
+    request, so the worker is replaced."""
     if "error" in alone:
         out["ref_alone"] = {"error": alone["error"], "compared": False}
         return False
@@ -402,4 +470,4 @@ def judge(alone: dict[str, Any], out: dict[str, Any], measure: Callable[..., dic
     if found is None:
         return False
     out["findings"] = list(out.get("findings") or []) + [found]
-    return True
+    return found["severity"] == "reject"

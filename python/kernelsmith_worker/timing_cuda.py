@@ -84,6 +84,17 @@ class CudaApi:
             torch.sum(buf, dim=0, out=acc)
         return flush
 
+    def copy_probe(self, nbytes: int) -> Callable[[], None]:
+        """A function that copies `nbytes` between two preallocated device buffers: device
+        work no state of this process slows (no allocation, no host work, no reuse of L2),
+        which other processes' work on the device does."""
+        src = torch.ones(max(1, nbytes // 4), dtype=torch.float32, device=self.device)
+        dst = torch.empty_like(src)
+
+        def probe() -> None:
+            dst.copy_(src)
+        return probe
+
     def empty_cache(self) -> None:
         torch.cuda.empty_cache()
 

@@ -7,7 +7,8 @@ import torch
 from kernelsmith_worker.audit import OpCounter, torch_compute_findings, trial_findings
 from kernelsmith_worker.correctness import CorrectnessOutcome
 from kernelsmith_worker.launches import LaunchRecorder
-from kernelsmith_worker.opclass import classify, format_ops
+from kernelsmith_worker.integrity import IntegrityGuard
+from kernelsmith_worker.opclass import ALLOWED_CLASSES, classify, format_ops
 
 
 def test_classify():
@@ -41,6 +42,20 @@ def test_classify_allow_list():
     assert classify("aten.dist") == "heavy"
     assert classify("aten.fancy_new_gemm") == "unlisted"
     assert classify("aten.cholesky_solve") == "unlisted"
+
+
+def test_ops_without_tensors_are_state_reads_not_compute():
+    # Taking and returning no tensor, an op cannot compute on the problem's data: the
+    # integrity guard's reading of the cuFFT plan cache's size (on CUDA, after every call,
+    # inside the counted window) must not read as torch compute.
+    assert classify("aten._cufft_get_plan_cache_max_size") == "view"
+    assert classify("aten._cufft_clear_plan_cache") == "view"
+    assert classify("aten.cholesky_solve") == "unlisted"  # takes tensors
+    guard = IntegrityGuard()
+    counter = OpCounter(None)
+    with counter:
+        assert guard.changes(True) == []
+    assert all(classify(op) in ALLOWED_CLASSES for op in counter.counts), counter.counts
 
 
 def test_unlisted_op_next_to_a_launch_is_rejected():

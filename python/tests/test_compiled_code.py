@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from kernelsmith_worker import cpu_ext
-from kernelsmith_worker.compiled_code import CompiledCodeWatch, mapped_libraries
+from kernelsmith_worker.compiled_code import (CompiledCodeWatch, compiled_model_findings,
+                                              mapped_libraries)
 
 # The ABI every AOT-compiled model exports (torch/csrc/inductor/aoti_runtime/interface.h).
 AOTI_LIKE = r"""
@@ -36,17 +37,32 @@ def test_aoti_model_loaded_after_the_baseline_is_found(cache):
     assert len(found) == 1 and str(path) in found[0] and "AOTInductorModelContainer" in found[0]
 
 
-def test_own_library_passes_and_a_deleted_one_does_not(cache, tmp_path):
+def test_deleted_libraries_are_judged_by_their_mapped_code(cache, tmp_path):
+    # Deleted after loading (another worker rewrote a shared cache's file, or the candidate
+    # hid it): an own library passes, an AOT model is still found in its mapped segments.
     own, _ = cpu_ext.build("own_lib", OWN)
-    copy = tmp_path / "gone.so"
-    shutil.copy(own, copy)
+    aoti, _ = cpu_ext.build("aoti_gone", AOTI_LIKE)
+    own_copy, aoti_copy = tmp_path / "gone.so", tmp_path / "model_gone.so"
+    shutil.copy(own, own_copy)
+    shutil.copy(aoti, aoti_copy)
     watch = CompiledCodeWatch()
     ctypes.CDLL(str(own))
     assert watch.new() == []
-    ctypes.CDLL(str(copy))
-    copy.unlink()
+    ctypes.CDLL(str(own_copy))
+    own_copy.unlink()
+    assert watch.new() == []
+    ctypes.CDLL(str(aoti_copy))
+    aoti_copy.unlink()
     found = watch.new()
-    assert len(found) == 1 and "gone.so" in found[0] and "deleted" in found[0]
+    assert len(found) == 1 and "model_gone.so" in found[0] and "deleted" in found[0] \
+        and "AOTInductorModelContainer" in found[0]
+
+
+def test_a_deleted_library_that_cannot_be_read_is_a_finding(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text("7f20-7f30 r--p 00000000 fe:00 2   /tmp/x/model.so (deleted)\n")
+    found = compiled_model_findings({"/tmp/x/model.so (deleted)"}, str(maps))
+    assert len(found) == 1 and "cannot be checked" in found[0]
 
 
 def test_mapped_libraries_reads_maps(tmp_path):

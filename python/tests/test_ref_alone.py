@@ -4,6 +4,7 @@ CUDA measurements, and the evaluation that rejects a candidate which slows the r
 
 from __future__ import annotations
 
+import math
 import sys
 
 import pytest
@@ -106,17 +107,20 @@ def _work(n: int):
 
 
 def test_cpu_measurement_is_the_timing_stages_sample():
-    alone = time_alone(_work(200), device="cpu", inputs=timing.FixedInputs())
+    alone = time_alone(_work(60), device="cpu", inputs=timing.FixedInputs())
     (k, wall, cpu), *more = alone["points"]["cpu_wall"][::-1]
     assert wall > 0 and cpu > 0 and 0 < alone["duration_s"] < 2.0
     # ~1 ms samples at the reference's own k, and the one-call point for the line
     assert k > 1 and more and more[0][0] == 1
-    rec = timing.time_pair(_work(200), _work(100), device="cpu", seed=0, config=FAST_CPU,
+    rec = timing.time_pair(_work(60), _work(30), device="cpu", seed=0, config=FAST_CPU,
                            inputs=timing.FixedInputs())
     assert rec["ok"] and rec["ref_cpu_us"] > 0
     fields, _ = compare(alone, rec)
-    assert fields["ref_alone_ratio"] is not None and fields["ref_alone_ratio"] < 1.3
-    slow = timing.time_pair(_work(800), _work(100), device="cpu", seed=0, config=FAST_CPU,
+    # under the CPU's threshold (1.0-1.5 measured on 2-core VMs: the pair's other function
+    # leaves the caches and the heap to the reference in another state than alone)
+    assert fields["ref_alone_ratio"] is not None and \
+        fields["ref_alone_ratio"] < SLOWED_RATIO["cpu"]
+    slow = timing.time_pair(_work(240), _work(30), device="cpu", seed=0, config=FAST_CPU,
                             inputs=timing.FixedInputs())
     fields, slowed = compare(alone, slow)
     assert slowed, fields
@@ -213,6 +217,45 @@ def test_fake_cuda_launch_bound_reference_next_to_a_slow_candidate(monkeypatch):
     assert rec["calls_per_sample"] < 10 and rec["ref_own_us"] > 1.5 * 2.0
     fields, slowed = compare(alone, rec)
     assert not slowed and fields["ref_alone_ratio"] == pytest.approx(1.0, abs=0.05)
+
+
+class Shared(VirtualDevice):
+    """Other processes' work shares the device from `load_from` on (virtual seconds): every
+    kernel, the device copy's included, takes `load` times longer."""
+
+    def __init__(self, load: float) -> None:
+        super().__init__()
+        self.load, self.load_from = load, math.inf
+
+    def advance(self, us):
+        super().advance(us * (self.load if self.now >= self.load_from else 1.0))
+
+
+class SharedKernel(VirtualKernel):
+    def __call__(self):
+        scale = self.dev.load if self.dev.now >= self.dev.load_from else 1.0
+        return VirtualKernel(self.dev, self.us * scale, self.noise)()
+
+
+def test_fake_cuda_shared_device_is_a_warning_not_a_reject(monkeypatch):
+    # Another process's work from the timing stage on slows the reference and the device
+    # copy alike: not judged (device_contended). Slowed alone, with the copy at its speed
+    # before the import, it is a state change: reference_slowed.
+    for load, kind, severity in ((2.0, "device_contended", "warn"),
+                                 (1.0, "reference_slowed", "reject")):
+        dev = Shared(load)
+        virtual_host_clock(monkeypatch, dev)
+        monkeypatch.setattr(ref_alone, "_perf_counter", timing._perf_counter)
+        alone = _alone(dev, VirtualKernel(dev, 40, 0.002))
+        assert alone["probe_us"] == pytest.approx(20.0)
+        dev.load_from = dev.now
+        slow = SharedKernel(dev, 40 if load > 1 else 80, 0.002)
+        rec = _pair(dev, slow, VirtualKernel(dev, 20, 0.002))
+        fields, slowed = compare(alone, rec)
+        assert slowed
+        found = confirm(alone, [_alone(dev, slow) for _ in range(3)], fields, rec)
+        assert found is not None and (found["kind"], found["severity"]) == (kind, severity)
+        assert fields["ref_alone"]["after"]["probe_spread"] == pytest.approx(load, rel=0.01)
 
 
 # ----------------------------------------------------------------------------- evaluations

@@ -288,6 +288,15 @@ class FakeDevice(timing.CudaApi):
             self.flushes += 1
         return flush
 
+    def copy_probe(self, nbytes):
+        def probe():
+            self.launch(lambda: self.advance(20.0))
+        return probe
+
+    def advance(self, us):
+        """The device works `us` microseconds (here: the host busy-waits)."""
+        busy(us)
+
     def empty_cache(self):
         pass
 

@@ -36,6 +36,9 @@ class VirtualDevice(FakeDevice):
     def event(self):
         return VirtualEvent(self)
 
+    def advance(self, us):
+        self.now += us * 1e-6
+
 
 class VirtualKernel(Kernel):
     """`us` per call on the virtual clock, times a lognormal factor of log-sd `noise`."""

@@ -4,30 +4,35 @@
 # honest ones accepted.
 #
 # Usage: tests/adversarial/run.sh BINARY [--gpu] [--out FILE.md] [--jobs N] [--only REGEX]
+#                                        [--expect ok|rejected] [--keep DIR]
 #   (default)  the CPU part: cpu-backend entries, and triton entries in Triton's interpreter
 #              (TRITON_INTERPRET=1); gpu_only entries are skipped.
 #   --gpu      the GPU part: triton entries compiled for the GPU and the gpu_only entries.
 #   --out      also write the results table as markdown to FILE.md.
 #   --jobs     evaluations run at once (default 2).
 #   --only     run only the entries whose id matches REGEX (Python re.search).
+#   --expect   run only the honest entries (ok) or only the cheats (rejected).
+#   --keep     also keep each entry's EvalResult (<id>.json) and stderr (<id>.log) in DIR.
 # Exit status: 0 when every verdict matches the manifest, 1 otherwise, 2 on usage errors.
 # JSON is read by verdicts.py (python3, which the worker needs anyway), so jq is not needed.
 set -u
 KS=${1:-}
 if [ -z "$KS" ] || [ ! -x "$KS" ]; then
-  echo "usage: tests/adversarial/run.sh BINARY [--gpu] [--out FILE.md] [--jobs N] [--only REGEX]" >&2
+  echo "usage: tests/adversarial/run.sh BINARY [--gpu] [--out FILE.md] [--jobs N] [--only REGEX] [--expect ok|rejected] [--keep DIR]" >&2
   echo "  BINARY must be an executable kernelsmith (got '${KS}'); build it with make" >&2
   exit 2
 fi
 KS=$(cd "$(dirname "$KS")" && pwd)/$(basename "$KS")
 shift
-part=cpu out=() jobs=2 only=""
+part=cpu out=() jobs=2 only="" expect=() keep=""
 while [ $# -gt 0 ]; do
   case $1 in
     --gpu) part=gpu ;;
     --out) out=(--out "$(realpath -m "${2:?--out needs a file}")"); shift ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift ;;
     --only) only=${2:?--only needs a regex}; shift ;;
+    --expect) expect=(--expect "${2:?--expect needs ok or rejected}"); shift ;;
+    --keep) keep=$(realpath -m "${2:?--keep needs a directory}"); shift ;;
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -38,7 +43,7 @@ here=tests/adversarial
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$PY" $here/verdicts.py list $here/manifest.json "$part" "$only" >"$tmp/entries" || exit 2
+"$PY" $here/verdicts.py list $here/manifest.json "$part" "$only" "${expect[@]}" >"$tmp/entries" || exit 2
 [ -s "$tmp/entries" ] || { echo "run.sh: no entries selected" >&2; exit 2; }
 
 # One evaluation (a tab-separated entry line): $TMP/<id>.json (EvalResult), $TMP/<id>.log.
@@ -60,4 +65,9 @@ echo "adversarial: $(wc -l <"$tmp/entries") entries ($part part), $jobs at a tim
 start=$(date +%s)
 tr '\n' '\0' <"$tmp/entries" | xargs -0 -P "$jobs" -I{} bash -c 'evaluate "$1"' _ {}
 "$PY" $here/verdicts.py check $here/manifest.json "$tmp" "$part" "$(( $(date +%s) - start ))" \
-  "$only" "${out[@]}"
+  "$only" "${out[@]}" "${expect[@]}"
+rc=$?
+if [ -n "$keep" ]; then
+  mkdir -p "$keep" && cp "$tmp"/*.json "$tmp"/*.log "$keep"/ 2>/dev/null
+fi
+exit $rc

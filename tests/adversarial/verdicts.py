@@ -1,11 +1,13 @@
 """Helper of tests/adversarial/run.sh (JSON handling without jq).
 
-  verdicts.py list MANIFEST cpu|gpu [REGEX]
+  verdicts.py list MANIFEST cpu|gpu [REGEX] [--expect ok|rejected]
       one line per selected entry: id, file, problem, backend, timing (0/1), tab-separated.
   verdicts.py check MANIFEST RESULTS_DIR cpu|gpu SECONDS [REGEX] [--out FILE.md]
+                    [--expect ok|rejected]
       compares RESULTS_DIR/<id>.json (the EvalResult of `kernelsmith eval --json`) with the
       manifest's expectation, prints the table and the totals, writes them as markdown with
       --out, and exits 1 on any mismatch (with the message and stderr tail of each).
+  --expect ok keeps the honest entries only (expected ok), --expect rejected the cheats only.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ def load_entries(manifest: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def selected(manifest: Path, part: str, regex: str) -> list[dict[str, Any]]:
+def selected(manifest: Path, part: str, regex: str, expect: str = "") -> list[dict[str, Any]]:
     entries = load_entries(manifest)
+    if expect:
+        honest = expect == "ok"
+        entries = [e for e in entries if (e["expect"]["status"] == "ok") == honest]
     if part == "gpu":
         keep = [e for e in entries if e["backend"] == "triton" or e.get("gpu_only")]
     else:
@@ -87,10 +92,10 @@ def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, 
 
 
 def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
-          out: str | None) -> int:
+          out: str | None, expect: str = "") -> int:
     rows, problems, device = [], [], "?"
     hacks = hacks_ok = honest = honest_ok = still_open = 0
-    for e in selected(manifest, part, regex):
+    for e in selected(manifest, part, regex, expect):
         path = results / f"{e['id']}.json"
         result = None
         try:
@@ -137,20 +142,29 @@ def check(manifest: Path, results: Path, part: str, seconds: str, regex: str,
     return 0
 
 
+def take_option(argv: list[str], name: str) -> tuple[list[str], str | None]:
+    """argv without `name VALUE`, and VALUE (None when absent)."""
+    if name not in argv:
+        return argv, None
+    i = argv.index(name)
+    return argv[:i] + argv[i + 2:], argv[i + 1]
+
+
 def main(argv: list[str]) -> int:
-    out = None
-    if "--out" in argv:
-        i = argv.index("--out")
-        out = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    argv, out = take_option(argv, "--out")
+    argv, expect = take_option(argv, "--expect")
+    if expect not in (None, "ok", "rejected"):
+        print(f"verdicts.py: --expect takes ok or rejected, not '{expect}'", file=sys.stderr)
+        return 2
+    expect = expect or ""
     if len(argv) >= 3 and argv[0] == "list":
-        for e in selected(Path(argv[1]), argv[2], argv[3] if len(argv) > 3 else ""):
+        for e in selected(Path(argv[1]), argv[2], argv[3] if len(argv) > 3 else "", expect):
             print("\t".join([e["id"], e["file"], e["problem"], e["backend"],
                              "1" if e.get("timing") else "0"]))
         return 0
     if len(argv) >= 5 and argv[0] == "check":
         return check(Path(argv[1]), Path(argv[2]), argv[3], argv[4],
-                     argv[5] if len(argv) > 5 else "", out)
+                     argv[5] if len(argv) > 5 else "", out, expect)
     print(__doc__, file=sys.stderr)
     return 2
 
