@@ -116,14 +116,19 @@ def test_cpu_measurement_is_the_timing_stages_sample():
                            inputs=timing.FixedInputs())
     assert rec["ok"] and rec["ref_cpu_us"] > 0
     fields, _ = compare(alone, rec)
-    # under the CPU's threshold (1.0-1.5 measured on 2-core VMs: the pair's other function
-    # leaves the caches and the heap to the reference in another state than alone)
-    assert fields["ref_alone_ratio"] is not None and \
-        fields["ref_alone_ratio"] < SLOWED_RATIO["cpu"]
+    honest = fields["ref_alone_ratio"]
+    assert honest is not None
     slow = timing.time_pair(_work(240), _work(30), device="cpu", seed=0, config=FAST_CPU,
                             inputs=timing.FixedInputs())
     fields, slowed = compare(alone, slow)
     assert slowed, fields
+    # four times the work reads as about four times the ratio. The honest ratio itself is not
+    # bounded here: for this sub-millisecond reference of Python-level torch calls it read
+    # 1.0-2.2 on 2-core VMs under a test run's load (the pair's other function leaves the
+    # caches and the heap in another state); real references stay far lower (the CPU
+    # corpus's largest honest ratio: 1.17), and a ratio over the threshold is only a reject
+    # when the reference timed alone again after the timing stage is slower too.
+    assert fields["ref_alone_ratio"] > 2 * honest, (honest, fields["ref_alone_ratio"])
 
 
 FAST_CPU = timing.TimingConfig(sample_budget_s=0.1, sample_max_s=0.2, min_samples=10,
