@@ -450,13 +450,15 @@ def judge(alone: dict[str, Any], out: dict[str, Any], measure: Callable[..., dic
     """The reference's figures in the timing record `out` against its time alone before the
     import (the fields go into `out`). One that looks slowed is timed alone again at once,
     still under the lease: slowed there too, it is a reject (into `out`'s findings) unless
-    the device is shared (a warning). True on a reject: the state that slowed it outlives the
-    request, so the worker is replaced."""
+    the device is shared (a warning). `measure` None: compared and recorded, not judged.
+    True on a reject: the state that slowed it outlives the request, so the worker is
+    replaced."""
     if "error" in alone:
         out["ref_alone"] = {"error": alone["error"], "compared": False}
         return False
     fields, slowed = compare(alone, out)
     out.update(fields)
+    fields["ref_alone"]["judged"] = measure is not None
     if not slowed or measure is None:
         return False
     rot = make_inputs()

@@ -94,6 +94,16 @@ def test_confirm_rejects_only_a_slowdown_that_persists():
     assert found["severity"] == "reject" and "2.38x" in found["detail"]
 
 
+def test_without_a_measurement_the_comparison_is_recorded_not_judged():
+    # Triton's interpreter on the CPU (a test mode) is compared but not judged: its own
+    # heap traffic leaves honest references 1.4-1.6x slower alone after the timing stage.
+    out = cpu_record(250.0, 240.0)
+    poisoned = ref_alone.judge(cpu_alone(100.0, 100.0), out, None, None, torch.device("cpu"),
+                               lambda: None)
+    assert poisoned is False and not out.get("findings")
+    assert out["ref_alone_ratio"] == pytest.approx(2.4) and out["ref_alone"]["judged"] is False
+
+
 # ----------------------------------------------------------------------------- measurements
 
 
