@@ -25,18 +25,20 @@ _SCAN_CAP = 512 << 20  # bytes of a deleted library's mapped segments read at mo
 _CHUNK = 16 << 20
 
 
-def mapped_libraries(maps: str = "/proc/self/maps") -> set[str]:
-    """Paths of the shared libraries mapped into this process ('... (deleted)' kept)."""
-    out: set[str] = set()
+def _maps(maps: str) -> list[list[str]]:
+    """The file-backed lines of a /proc/PID/maps file, split: [range, perms, offset, dev,
+    inode, path]; none when it cannot be read."""
     try:
         with open(maps, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                parts = line.rstrip("\n").split(None, 5)
-                if len(parts) == 6 and parts[5].startswith("/") and ".so" in parts[5]:
-                    out.add(parts[5])
+            lines = [line.rstrip("\n").split(None, 5) for line in f]
     except OSError:
-        pass  # no /proc: nothing to compare (the check finds nothing)
-    return out
+        return []  # no /proc: nothing to compare (the check finds nothing)
+    return [parts for parts in lines if len(parts) == 6 and parts[5].startswith("/")]
+
+
+def mapped_libraries(maps: str = "/proc/self/maps") -> set[str]:
+    """Paths of the shared libraries mapped into this process ('... (deleted)' kept)."""
+    return {parts[5] for parts in _maps(maps) if ".so" in parts[5]}
 
 
 @functools.lru_cache(maxsize=256)
@@ -52,16 +54,10 @@ def _exports_aoti(path: str, mtime_ns: int) -> bool:
 def _read_only_segments(label: str, maps: str) -> list[tuple[int, int]]:
     """(start, end) of the non-writable mappings of the file `label` ('path (deleted)')."""
     out: list[tuple[int, int]] = []
-    try:
-        with open(maps, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                parts = line.rstrip("\n").split(None, 5)
-                if len(parts) == 6 and parts[5] == label and parts[1][:1] == "r" \
-                        and parts[1][1:2] != "w":
-                    lo, _, hi = parts[0].partition("-")
-                    out.append((int(lo, 16), int(hi, 16)))
-    except (OSError, ValueError):
-        return []
+    for parts in _maps(maps):
+        if parts[5] == label and parts[1][:1] == "r" and parts[1][1:2] != "w":
+            lo, _, hi = parts[0].partition("-")
+            out.append((int(lo, 16), int(hi, 16)))
     return out
 
 
