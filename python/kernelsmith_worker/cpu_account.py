@@ -1,22 +1,31 @@
 """CPU time of a CPU timing's samples, per side: the thread budget ($KS_CPU_THREADS) binds
 torch and OpenMP only, so a candidate's own std::threads (one per core, joined before
 forward returns) would otherwise outnumber the reference's, and a pool that spins between
-calls works while the reference is timed. Around each timed sample the CPU clocks of the
-timing thread and of every thread alive that is not the evaluator's are read (a thread that
-starts inside the sample counts whole; one that also ends inside it is not seen: the
-process's CPU clock would see it, but on the worker it read up to ~1 ms a sample more than
-its threads' clocks together, which a short reference sample reads as a spinning thread):
+calls works while the reference is timed. Around each timed sample every live thread's CPU
+clock is read, then the process's (snapshot()):
 
-- candidate samples: the CPU seconds of the timing thread and of every thread that is not
-  the evaluator's, per wall second, must stay within the budget (BUDGET_MARGIN). On a busy
-  machine a thread gets less than a CPU: the figure is divided by what the timing thread
-  itself got while the reference was timed (available(): 1.0 on an idle machine), so that
-  two threads that each get half a CPU read as two;
-- reference samples: threads that are not the evaluator's must use next to none
-  (FOREIGN_MAX): a pool that waits between calls uses none, a spinning one a whole CPU.
+- the timing thread's clock and those of the threads that are not the evaluator's give
+  their CPU inside the sample (a thread that starts inside it counts whole);
+- the process clock less every live thread's clock is the CPU of the threads that ended
+  (ended_ns): its growth over a sample, less what the threads that ended in it had used
+  before it began, is the CPU of threads that ended inside the sample, those started and
+  joined inside one call included. The order matters: reading a running thread's clock
+  brings its run time up to date in the kernel, so the process clock read right after
+  agrees with the threads' to microseconds; read first, it lags each running thread by the
+  time since that thread's last scheduler tick (up to milliseconds a read, which a short
+  sample reads as a thread that came and went).
+
+- candidate samples: the CPU seconds of the timing thread, of every thread that is not
+  the evaluator's and of the threads that ended, per wall second, must stay within the
+  budget (BUDGET_MARGIN). On a busy machine a thread gets less than a CPU: the figure is
+  divided by what the timing thread itself got while the reference was timed (available():
+  1.0 on an idle machine), so that two threads that each get half a CPU read as two;
+- reference samples: threads that are not the evaluator's, and threads that ended, must use
+  next to none (FOREIGN_MAX): a pool that waits between calls uses none, a spinning one a
+  whole CPU.
 
 The evaluator's threads are those alive before the candidate was imported
-(evaluator_threads_are); the evaluator's other threads are left out of both figures."""
+(evaluator_threads_are); the evaluator's other live threads are left out of both figures."""
 
 from __future__ import annotations
 
@@ -29,6 +38,7 @@ from kernelsmith_worker.os_threads import os_threads
 
 # captured when the worker starts, before any candidate is imported
 _clock_ns = time.clock_gettime_ns
+_PROCESS = time.CLOCK_PROCESS_CPUTIME_ID
 _perf_ns = time.perf_counter_ns
 _native_id = threading.get_native_id
 
@@ -83,45 +93,56 @@ class CpuAccount:
             known = frozenset(os_threads())
         self._known = known
         self._mark: tuple[int, int] | None = None
-        self._mark_foreign: dict[int, int] = {}
+        self._mark_threads: dict[int, int] = {}
+        self._mark_ended = 0
         self.wall_ns = {"ref": 0, "cand": 0}
         self.own_ns = {"ref": 0, "cand": 0}  # the timing thread
-        self.foreign_ns = {"ref": 0, "cand": 0}  # threads that are not the evaluator's
+        self.foreign_ns = {"ref": 0, "cand": 0}  # live threads that are not the evaluator's
+        self.ended_ns = {"ref": 0, "cand": 0}  # threads that ended inside the samples
 
-    def _foreign(self) -> dict[int, int]:
-        """CPU nanoseconds of every thread alive now that is not the evaluator's."""
-        out = {}
+    @staticmethod
+    def snapshot() -> tuple[dict[int, int], int]:
+        """Every live thread's CPU nanoseconds, then the CPU nanoseconds of the threads no
+        longer alive (the process clock, read after the threads', less their sum)."""
+        clocks = {}
         for tid in os_threads():
-            if tid != self._me and tid not in self._known:
-                ns = thread_cpu_ns(tid)
-                if ns is not None:
-                    out[tid] = ns
-        return out
+            ns = thread_cpu_ns(tid)
+            if ns is not None:
+                clocks[tid] = ns
+        return clocks, _clock_ns(_PROCESS) - sum(clocks.values())
 
     def start(self) -> None:
-        self._mark_foreign = self._foreign()
-        self._mark = (_perf_ns(), thread_cpu_ns(self._me) or 0)
+        self._mark_threads, self._mark_ended = self.snapshot()
+        self._mark = (_perf_ns(), self._mark_threads.get(self._me, 0))
 
     def stop(self, side: str) -> None:
         if self._mark is None:
             return
-        wall, own = _perf_ns() - self._mark[0], (thread_cpu_ns(self._me) or 0) - self._mark[1]
-        self._mark = None
+        wall = _perf_ns() - self._mark[0]
+        now, ended = self.snapshot()
+        before = self._mark_threads
         self.wall_ns[side] += wall
-        self.own_ns[side] += own
-        # a thread that started inside the sample counts whole; one that ended inside it is
-        # not seen (its time is lost, which errs towards no finding)
-        now = self._foreign()
-        self.foreign_ns[side] += sum(max(0, ns - self._mark_foreign.get(tid, 0))
-                                     for tid, ns in now.items())
+        self.own_ns[side] += now.get(self._me, 0) - self._mark[1]
+        self._mark = None
+        self.foreign_ns[side] += sum(max(0, ns - before.get(tid, 0)) for tid, ns in now.items()
+                                     if tid != self._me and tid not in self._known)
+        # the ended part grew by the whole life of the threads that ended inside the sample:
+        # what those alive at its start had used before it is not the sample's
+        gone = sum(ns for tid, ns in before.items() if tid not in now)
+        self.ended_ns[side] += ended - self._mark_ended - gone
+
+    def _ended(self, side: str) -> int:
+        """The ended threads' CPU of a side's samples (never below 0: the per-sample figure
+        can read a few microseconds under it)."""
+        return max(0, self.ended_ns[side])
 
     def per_wall(self, side: str) -> float | None:
-        """(timing thread + foreign) CPU seconds per wall second; None if too little was
-        timed to say."""
+        """(timing thread + foreign + ended) CPU seconds per wall second; None if too little
+        was timed to say."""
         wall = self.wall_ns[side]
         if wall < MIN_WALL_S * 1e9:
             return None
-        return (self.own_ns[side] + self.foreign_ns[side]) / wall
+        return (self.own_ns[side] + self.foreign_ns[side] + self._ended(side)) / wall
 
     def available(self) -> float:
         """The share of a CPU one thread got while the reference was timed: the timing
@@ -140,13 +161,17 @@ class CpuAccount:
 
     def foreign_per_wall(self, side: str) -> float | None:
         wall = self.wall_ns[side]
-        return None if wall < MIN_WALL_S * 1e9 else self.foreign_ns[side] / wall
+        return None if wall < MIN_WALL_S * 1e9 else (self.foreign_ns[side]
+                                                     + self._ended(side)) / wall
 
     def record(self) -> dict[str, Any]:
         """The timing record's fields: cpu_per_wall and foreign_cpu_per_wall, per side."""
         def r(v: float | None) -> float | None:
             return None if v is None else round(v, 3)
         return {"cpu_per_wall": {s: r(self.per_wall(s)) for s in ("ref", "cand")},
+                "ended_cpu_per_wall": {s: r(None if self.wall_ns[s] < MIN_WALL_S * 1e9 else
+                                            self._ended(s) / self.wall_ns[s])
+                                       for s in ("ref", "cand")},
                 "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
                 "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used())}
 
@@ -166,7 +191,8 @@ class CpuAccount:
         if ref is not None and ref > FOREIGN_MAX:
             out.append(finding(
                 "cpu_threads_while_reference",
-                f"while the reference was timed, threads started by the candidate used "
+                f"while the reference was timed, threads started by the candidate (alive, or "
+                f"started and ended inside a sample) used "
                 f"{ref:.2f} CPU seconds per wall second: a thread left behind must wait "
                 "without using the CPU between calls (block, not spin)", "reject"))
         return out

@@ -46,6 +46,7 @@ and fresh draws whose device copy no longer holds what was drawn, are tampering
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import math
 import os
@@ -64,6 +65,7 @@ _rand = torch.rand
 JITTER = 0.25  # per-element factor in [0.75, 1): no two refreshes share a value pattern
 CHECK_CHUNK = 256 << 20  # bytes of slots gathered at once to compare them with the pool
 SPACER_MAX = 64 << 20  # bytes of a spacer before a timed check's copy of one input
+HELD_SHARE = 2  # timed checks' copies are held until they take budget / HELD_SHARE bytes
 
 
 def pool_budget(dev: torch.device) -> int:
@@ -120,6 +122,10 @@ class RotatingInputs:
         self._ref_args: list[list[Any]] = []  # the reference's own objects over the same memory
         self._check_rows: dict[int, torch.Tensor] | None = None  # while a check's reference runs
         self._check_spacers: list[torch.Tensor] = []  # while a check runs (_copies)
+        # earlier checks' copies, held so that the allocator cannot hand their memory to a
+        # later check's copies (oldest first, with their bytes)
+        self._held: collections.deque[tuple[torch.Tensor, int]] = collections.deque()
+        self._held_bytes = 0
         self._layout: list[tuple[torch.Tensor, tuple]] = []  # candidate slot, its layout
         self._spacers: list[torch.Tensor] = []
 
@@ -177,8 +183,9 @@ class RotatingInputs:
 
     def _copies(self, j: int) -> list[Any]:
         """Slot j's refreshed values, copied on demand (one slot's worth at a time), each
-        after a spacer of random size: a copy's address does not repeat from check to check
-        (a candidate counting the addresses it has seen would take them for timed slots)."""
+        after a spacer of random size and held after its check (_hold): a copy's address
+        does not repeat from check to check (a candidate counting the addresses it has seen
+        would take them for timed slots)."""
         rows = self._check_rows or {}
 
         def copy(t: torch.Tensor) -> torch.Tensor:
@@ -186,8 +193,20 @@ class RotatingInputs:
             hi = min(2 * n, SPACER_MAX)  # within a bound on what a check holds besides
             self._check_spacers.append(torch.empty(self._pick.randrange(min(n // 2, hi // 2), hi),
                                                    dtype=torch.uint8, device=t.device))
-            return _laid_out_like(t, rows[id(t)][j % self.slots])
+            return self._hold(_laid_out_like(t, rows[id(t)][j % self.slots]))
         return list(map_tensors(self._base, copy))
+
+    def _hold(self, t: torch.Tensor) -> torch.Tensor:
+        """t, held past its check while the held copies take at most budget / HELD_SHARE
+        bytes: freed, its memory would be the next copy's (a large block of the caching
+        allocator, the host's mmap threshold), and a candidate that counts the input
+        addresses it has seen would take the copies for timed slots."""
+        n = t.numel() * t.element_size()
+        self._held.append((t, n))
+        self._held_bytes += n
+        while self._held_bytes > self._budget // HELD_SHARE and len(self._held) > 1:
+            self._held_bytes -= self._held.popleft()[1]
+        return t
 
     @contextlib.contextmanager
     def pristine(self) -> Iterator[None]:

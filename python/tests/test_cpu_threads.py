@@ -4,6 +4,7 @@ timed side (cpu_account), with small C++ thread payloads."""
 import ctypes
 import os
 import threading
+import time
 
 import pytest
 import torch
@@ -181,8 +182,43 @@ def test_threads_working_through_a_candidate_sample_are_counted(lib):
     finally:
         lib.ks_stop()
     assert acct.foreign_ns["cand"] > 0.7 * one
-    # threads started and joined inside one sample are not seen (the process's CPU clock
-    # would see them; it is not read: see cpu_account.py)
+    assert abs(acct.ended_ns["cand"]) < 0.1 * one  # nothing ended inside those samples
+
+
+def test_threads_started_and_joined_inside_one_sample_are_counted(lib):
+    one = _one_thread_ns(lib)
+    acct = CpuAccount()
+    for _ in range(20):  # honest samples: nothing ends inside them
+        acct.start()
+        lib.ks_work(_WORK // 20)
+        acct.stop("cand")
+    assert abs(acct.ended_ns["cand"]) < 0.05 * one
+    acct.start()
+    assert lib.ks_start(2, 1, _WORK) == 0  # two threads of its own, joined before the end
+    lib.ks_stop()
+    acct.stop("cand")
+    assert acct.foreign_ns["cand"] < 0.1 * one  # not alive at either end
+    assert 1.6 * one < acct.ended_ns["cand"] < 2.6 * one
+    assert acct.per_wall("cand") > (acct.own_ns["cand"] + 1.5 * one) / acct.wall_ns["cand"]
+
+
+def test_a_thread_alive_before_a_sample_counts_only_its_time_inside(lib):
+    one = _one_thread_ns(lib)
+    before = set(CpuAccount.snapshot()[0])
+    assert lib.ks_start(1, 1, 2 * _WORK) == 0  # works before the sample and into it
+    try:
+        for _ in range(2000):  # until it has done more than half its work
+            clocks = CpuAccount.snapshot()[0]
+            if sum(ns for tid, ns in clocks.items() if tid not in before) > one:
+                break
+            time.sleep(0.001)
+        acct = CpuAccount()
+        acct.start()
+    finally:
+        lib.ks_stop()  # joined inside the sample
+    acct.stop("cand")
+    # its whole life would read near 2x one; only the part inside the sample counts
+    assert acct.ended_ns["cand"] < 1.2 * one
 
 
 def test_a_spinning_thread_is_counted_while_the_reference_is_timed(lib):

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from kernelsmith_worker.timed_inputs import RotatingInputs, self_gap
+from kernelsmith_worker.timed_inputs import HELD_SHARE, RotatingInputs, self_gap
 from test_fresh_draws import CPU, cpu_timing
 
 
@@ -68,15 +68,27 @@ def test_a_candidate_that_computes_less_only_while_timed_is_caught():
 
 
 def test_check_copies_do_not_sit_at_repeating_addresses():
-    rot = RotatingInputs([torch.rand(4096)], CPU, 1 << 24, lambda c, r: True)
+    # 16 KiB (the host's heap) and 8 MiB (its own mmap, which the next one would get back)
+    for numel in (4096, 2 << 20):
+        rot = RotatingInputs([torch.rand(numel)], CPU, 1 << 29, lambda c, r: True)
+        rot.use(2)
+        rot.refresh()
+        seen = set()
+        for _ in range(16):
+            with rot.pristine():
+                x = rot.args(0)[0]
+                assert torch.equal(x, rot.ref_args(0)[0])
+                assert x.data_ptr() != rot._args[0][0].data_ptr()
+                seen.add(x.data_ptr())
+            del x
+        assert len(seen) == 16, numel
+
+
+def test_held_check_copies_stay_within_their_share_of_the_budget():
+    rot = RotatingInputs([torch.rand(1 << 16)], CPU, 1 << 21, lambda c, r: True)  # 256 KiB
     rot.use(2)
     rot.refresh()
-    seen = set()
-    for _ in range(16):  # without the spacer: one address every time (the freed copy's)
+    for _ in range(32):
         with rot.pristine():
-            x = rot.args(0)[0]
-            assert torch.equal(x, rot.ref_args(0)[0])
-            assert x.data_ptr() != rot._args[0][0].data_ptr()
-            seen.add(x.data_ptr())
-        del x
-    assert len(seen) >= 2  # the host's malloc hands some addresses out again
+            rot.args(0), rot.ref_args(0)
+    assert 0 < rot._held_bytes <= (1 << 21) // HELD_SHARE
