@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker import malloc_state
 from kernelsmith_worker.compiled_code import CompiledCodeWatch
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
@@ -64,6 +65,7 @@ class CandidateChecks:
         sched = ThreadState.capture(only_current=not cpu)
         if cpu:
             evaluator_threads_are(sched.tids())
+            malloc_state.pin()
         return cls(guard, baseline, dev, watch, device_state if dev.type == "cuda" else None,
                    signals, sched)
 

@@ -46,7 +46,7 @@ import traceback
 
 import torch
 
-from . import stats
+from . import malloc_state, stats
 from .timing_blocks import _random_below, check_sample
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
 from .cpu_account import CpuAccount
@@ -70,8 +70,10 @@ def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int, account: CpuAccount | No
     last call first (call j reads slot j). Returns (microseconds a call, CPU microseconds
     of this thread a call, each call's output). The thread's CPU time (outside the host
     clock's reads) does not grow when other processes take the core. `account`: the
-    process's CPU time per wall second, counted for `side`."""
+    process's CPU time per wall second, counted for `side`. The C heap's tunables are
+    pinned first (malloc_state.py): what a candidate's call set does not outlast its sample."""
     inputs.refresh()
+    malloc_state.pin()
     outs: list[object] = [None] * k
     if account is not None:
         account.start()
