@@ -3,6 +3,7 @@ values (timed_inputs.self_gap, RotatingInputs.reproduced, timing_blocks.check_sa
 
 import math
 
+import pytest
 import torch
 
 from kernelsmith_worker.timed_inputs import HELD_SHARE, RotatingInputs, self_gap
@@ -67,10 +68,16 @@ def test_a_candidate_that_computes_less_only_while_timed_is_caught():
                                                         "timed_output_mismatch"}
 
 
-def test_check_copies_do_not_sit_at_repeating_addresses():
-    # 16 KiB (the host's heap) and 8 MiB (its own mmap, which the next one would get back)
-    for numel in (4096, 2 << 20):
-        rot = RotatingInputs([torch.rand(numel)], CPU, 1 << 29, lambda c, r: True)
+_DEVICES = [CPU] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("dev", _DEVICES, ids=str)
+def test_check_copies_do_not_sit_at_repeating_addresses(dev):
+    # 16 KiB (the host's heap), 8 MiB (its own mmap on the host, which the next one would get
+    # back) and 64 MiB (a large block of CUDA's caching allocator, handed back alike)
+    for numel in (4096, 2 << 20) + ((16 << 20,) if dev.type == "cuda" else ()):
+        rot = RotatingInputs([torch.rand(numel, device=dev)], dev, 4 << 30 if dev.type == "cuda"
+                             else 1 << 29, lambda c, r: True)
         rot.use(2)
         rot.refresh()
         seen = set()
