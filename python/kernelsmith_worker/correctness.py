@@ -17,6 +17,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors
+from kernelsmith_worker.aliasing import aliased_inputs
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.inputs import TrialData, clone_args, device_copy, scrub, tensors_in
 from kernelsmith_worker.event_watch import EventWatch
@@ -325,8 +326,8 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
     record: dict[str, Any] = {
         "ok": False, "trials": trials, "passed": 0, "atol": tol.atol, "rtol": tol.rtol,
         "max_abs_err": 0.0, "max_rel_err": 0.0, "first_mismatch": None,
-        "checks": ["inputs_unmodified", "dense_output", "shape", "dtype", "device", "values",
-                   "output_varies", "stress"],
+        "checks": ["inputs_unmodified", "output_aliases_input", "dense_output", "shape", "dtype",
+                   "device", "values", "output_varies", "stress"],
     }
     outcome = CorrectnessOutcome(record)
     prev: tuple[Any, Any] | None = None  # fingerprints (candidate, reference) of the last trial
@@ -341,11 +342,18 @@ def run_trials(trials: int, tol: Tolerance, source: TrialSource,
         if out is _RAISED:
             break
         changed = modified_input(data.inputs, args)
+        shared = aliased_inputs(out, args)
         del args
         ref = source.reference(i)
+        shared -= getattr(data, "ref_aliased", frozenset())  # set by the reference's run
         if changed is not None:
             cmp = Comparison(False, f"candidate modified its input #{changed}",
                              "inputs_unmodified")
+        elif shared:
+            cmp = Comparison(False, f"the output shares memory with input #{min(shared)} (it "
+                             "is that input or a view of it) where the reference returns a "
+                             "tensor of its own: compute into a new tensor (a caller writing "
+                             "to the output would change its input)", "output_aliases_input")
         else:
             cmp = compare_outputs(out, ref, tol)
         if cmp.atol_used is not None:

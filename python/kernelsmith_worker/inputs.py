@@ -226,6 +226,7 @@ class TrialData:
     has_reference: bool = False
     finite: bool = True  # every floating point value of the reference output is finite
     ops: frozenset[str] = frozenset()  # aten ops the reference ran (trial 0 only)
+    ref_aliased: frozenset[int] = frozenset()  # inputs whose memory the reference's output shares
 
 
 def free_memory_budget(dev: torch.device, env: str, share: int, cap: int, cpu: int) -> int:

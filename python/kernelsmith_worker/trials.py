@@ -11,6 +11,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import errors, fresh_draws, value_domain
+from kernelsmith_worker.aliasing import aliased_inputs
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
                                        generate_inputs, host_copy, map_tensors,
                                        poison_free_blocks, tensors_in)
@@ -106,7 +107,7 @@ class Trials:
         data = self.pristine(trial)
         if not data.has_reference:
             try:
-                data.reference, data.finite, _, ops = self._run_reference(
+                data.reference, data.finite, _, ops, data.ref_aliased = self._run_reference(
                     clone_args(data.inputs), count_ops=trial == 0)
                 if trial == 0:
                     data.ops = ops
@@ -119,10 +120,12 @@ class Trials:
         return data.reference
 
     def _run_reference(self, args: list[Any], per_request: bool = False,
-                       count_ops: bool = False) -> tuple[Any, bool, bool, frozenset[str]]:
+                       count_ops: bool = False
+                       ) -> tuple[Any, bool, bool, frozenset[str], frozenset[int]]:
         """The reference's output for args, on the host (inputs.host_copy), whether it is
         finite and whether any of it is (read on the device: on the host a large output takes
-        seconds to scan), and, with count_ops, the aten ops it ran (value_domain.RANGE_OPS)."""
+        seconds to scan), with count_ops the aten ops it ran (value_domain.RANGE_OPS), and
+        the inputs whose memory its output shares (aliasing.py)."""
         counter = OpCounter(None) if count_ops else contextlib.nullcontext()
         with _no_grad(), counter:
             out = self._ref(*args)
@@ -131,7 +134,7 @@ class Trials:
         if self._dev.type == "cuda":
             _synchronize(self._dev)
         ops = frozenset(counter.counts) if isinstance(counter, OpCounter) else frozenset()
-        return host_copy(out, per_request), fin, some, ops
+        return host_copy(out, per_request), fin, some, ops, aliased_inputs(out, args)
 
     def stress(self, kind: str) -> TrialData | None:
         """Trial 0's inputs redrawn off-distribution (stress.py), kept in the problem's value

@@ -111,6 +111,17 @@ def test_candidate_mutating_its_input_is_incorrect(worker_ctx):
     assert result["stages"]["correctness"]["failed_check"] == "inputs_unmodified"
 
 
+def test_output_that_is_its_input_is_incorrect_unless_the_reference_aliases_too(worker_ctx):
+    result, _, _ = run_eval(worker_ctx, CASES / "cpu_relu_alias.py",
+                            problem=CASES / "problem_relu_nonneg.py")
+    assert result["status"] == "incorrect"
+    assert result["stages"]["correctness"]["failed_check"] == "output_aliases_input"
+    assert "shares memory with input #0" in result["message"]
+    view, _, _ = run_eval(worker_ctx, CASES / "cpu_flatten_view.py",
+                          problem=CASES / "problem_flatten_view.py")
+    assert view["stages"]["correctness"]["ok"], view["message"]
+
+
 def test_tensor_subclass_output_is_incorrect(worker_ctx):
     result, _, _ = run_eval(worker_ctx, CASES / "cpu_subclass.py")
     assert result["status"] == "incorrect"

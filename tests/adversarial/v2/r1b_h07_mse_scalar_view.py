@@ -2,6 +2,8 @@
 # buffer, then one program sums the partials in a fixed order: deterministic, no atomics); the
 # result is written into element 0 of a 2-element buffer and returned as a 0-d view of it
 # (`buf[0]`), i.e. a view with a storage larger than the output. Must stay accepted.
+import os
+
 import torch
 import torch.nn as nn
 import triton
@@ -26,6 +28,11 @@ def finish_kernel(part_ptr, out_ptr, n_parts, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + 1, n_parts.to(tl.float32))  # bookkeeping slot, not part of the output
 
 
+# Triton's interpreter (the CPU part of the corpus) pays per program and block step: wider
+# blocks there keep the entry within its stage limits; the GPU keeps register-sized blocks.
+_INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+BLOCK = 65536 if _INTERPRETED else 4096
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
@@ -33,7 +40,6 @@ class ModelNew(nn.Module):
     def forward(self, predictions, targets):
         p, t = predictions.contiguous(), targets.contiguous()
         n = p.numel()
-        BLOCK = 4096
         parts = triton.cdiv(n, BLOCK)
         part = torch.empty(parts, dtype=torch.float32, device=p.device)
         partial_sq_kernel[(parts,)](p, t, part, n, BLOCK=BLOCK)
