@@ -7,9 +7,10 @@ clock is read, then the process's (snapshot()):
 - the timing thread's clock and those of the threads that are not the evaluator's give
   their CPU inside the sample (a thread that starts inside it counts whole);
 - the process clock less every live thread's clock is the CPU of the threads that ended
-  (ended_ns): its growth over a sample, less what the threads that ended in it had used
-  before it began, is the CPU of threads that ended inside the sample, those started and
-  joined inside one call included. The order matters: reading a running thread's clock
+  (ended_ns), with that of the child processes reaped (RUSAGE_CHILDREN: helpers cloned
+  to share the worker's memory without being its threads): its growth over a sample, less
+  what the threads that ended in it had used before it began, is the CPU of threads and
+  helpers that ended inside the sample, those started and joined inside one call included. The order matters: reading a running thread's clock
   brings its run time up to date in the kernel, so the process clock read right after
   agrees with the threads' to microseconds; read first, it lags each running thread by the
   time since that thread's last scheduler tick (up to milliseconds a read, which a short
@@ -29,6 +30,7 @@ The evaluator's threads are those alive before the candidate was imported
 
 from __future__ import annotations
 
+import resource
 import threading
 import time
 from typing import Any
@@ -39,6 +41,8 @@ from kernelsmith_worker.os_threads import os_threads
 # captured when the worker starts, before any candidate is imported
 _clock_ns = time.clock_gettime_ns
 _PROCESS = time.CLOCK_PROCESS_CPUTIME_ID
+_getrusage = resource.getrusage
+_CHILDREN = resource.RUSAGE_CHILDREN
 _perf_ns = time.perf_counter_ns
 _native_id = threading.get_native_id
 
@@ -103,13 +107,18 @@ class CpuAccount:
     @staticmethod
     def snapshot() -> tuple[dict[int, int], int]:
         """Every live thread's CPU nanoseconds, then the CPU nanoseconds of the threads no
-        longer alive (the process clock, read after the threads', less their sum)."""
+        longer alive (the process clock, read after the threads', less their sum) and of the
+        child processes reaped (helpers cloned to share the worker's memory are processes of
+        their own: no thread of it, not in its clock, but their time is its children's once
+        they are waited for)."""
         clocks = {}
         for tid in os_threads():
             ns = thread_cpu_ns(tid)
             if ns is not None:
                 clocks[tid] = ns
-        return clocks, _clock_ns(_PROCESS) - sum(clocks.values())
+        ended = _clock_ns(_PROCESS) - sum(clocks.values())
+        kids = _getrusage(_CHILDREN)
+        return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9)
 
     def start(self) -> None:
         self._mark_threads, self._mark_ended = self.snapshot()

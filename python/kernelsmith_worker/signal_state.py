@@ -8,19 +8,51 @@ GPU, or rewrite the evaluator's records, all outside any call the evaluator make
 what differs since and puts it back (timers first: a handler put back to the default while a
 timer is still armed would let the timer kill the worker).
 
-Native handlers and timers (sigaction, timer_create) are also installed by the CUDA driver and
-its tools on their own, so they are not compared here; candidate code that looks those
-functions up through ctypes is seen by the event watch (event_watch.py).
+POSIX timers (timer_create, from compiled code too) are the process's own objects, listed by
+the kernel in /proc/self/timers: one that was not there when the worker started is a change,
+and it is deleted. Native handlers (sigaction) are also installed by the CUDA driver and its
+tools on their own, so they are not compared; without a timer or a thread to raise it a
+handler does not run, and candidate code that looks those functions up through ctypes is
+seen by the event watch (event_watch.py).
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import signal
+
+from kernelsmith_worker.event_watch import unwatched
 
 _TIMERS = (("ITIMER_REAL", signal.ITIMER_REAL), ("ITIMER_VIRTUAL", signal.ITIMER_VIRTUAL),
            ("ITIMER_PROF", signal.ITIMER_PROF))
 _SIGNALS = sorted(s for s in signal.valid_signals()
                   if s not in (signal.SIGKILL, signal.SIGSTOP))
+_TIMER_DELETE = {"x86_64": 226, "aarch64": 111}.get(os.uname().machine)  # syscall numbers
+
+
+def posix_timers() -> dict[int, str]:
+    """Kernel timer id -> its description, of every POSIX timer of this process."""
+    out: dict[int, str] = {}
+    try:
+        with unwatched(), open("/proc/self/timers") as f:  # the evaluator's read
+            lines = f.read().splitlines()
+    except OSError:
+        return out
+    tid = None
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key == "ID" and value.strip().isdigit():
+            tid = int(value)
+            out[tid] = ""
+        elif tid is not None:
+            out[tid] = f"{out[tid]} {line.strip()}".strip()
+    return out
+
+
+def _delete_timer(tid: int) -> None:
+    if _TIMER_DELETE is not None:
+        ctypes.CDLL(None).syscall(_TIMER_DELETE, ctypes.c_int(tid))
 
 
 def _name(sig: int) -> str:
@@ -36,6 +68,7 @@ class SignalState:
 
     def __init__(self) -> None:
         self._python = {s: signal.getsignal(s) for s in _SIGNALS}
+        self._posix = set(posix_timers())
         self._wakeup = self._read_wakeup()
 
     @staticmethod
@@ -55,6 +88,10 @@ class SignalState:
             if delay or interval:
                 out.append(f"interval timer {name} armed ({delay:.4f} s, every {interval:.4f} s)")
                 signal.setitimer(which, 0)
+        for tid, what in posix_timers().items():
+            if tid not in self._posix:
+                out.append(f"POSIX timer {tid} created ({what})"[:160])
+                _delete_timer(tid)
         for s in _SIGNALS:
             py = signal.getsignal(s)
             if py is not self._python[s]:

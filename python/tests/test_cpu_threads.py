@@ -202,6 +202,16 @@ def test_threads_started_and_joined_inside_one_sample_are_counted(lib):
     assert acct.per_wall("cand") > (acct.own_ns["cand"] + 1.5 * one) / acct.wall_ns["cand"]
 
 
+def test_child_processes_reaped_inside_a_sample_are_counted():
+    import subprocess
+    import sys
+    acct = CpuAccount()
+    acct.start()
+    subprocess.run([sys.executable, "-c", "sum(range(5_000_000))"], check=True)  # reaped
+    acct.stop("cand")
+    assert acct.ended_ns["cand"] > 50_000_000  # its CPU (~0.1 s and more), not the wait's
+
+
 def test_a_thread_alive_before_a_sample_counts_only_its_time_inside(lib):
     one = _one_thread_ns(lib)
     before = set(CpuAccount.snapshot()[0])

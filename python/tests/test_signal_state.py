@@ -80,3 +80,18 @@ def test_frames_read_anywhere_in_the_evaluation_are_a_reject(worker_ctx):
 def test_honest_candidate_stays_clean(worker_ctx):
     result, _, _ = run_eval(worker_ctx, CASES / "cpu_honest.py")
     assert result["status"] == "ok", result["message"]
+
+
+def test_posix_timer_created_by_native_code_is_seen_and_deleted():
+    from kernelsmith_worker.signal_state import posix_timers
+    state = SignalState()
+    rt = ctypes.CDLL("librt.so.1", use_errno=True)
+    event = (ctypes.c_int * 16)()  # struct sigevent: value, signo, notify (SIGEV_SIGNAL = 0)
+    event[2] = signal.SIGRTMIN + 5
+    timer = ctypes.c_void_p()
+    assert rt.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) == 0  # not armed
+    assert len(posix_timers()) == 1 + len(state._posix)
+    found = state.changes()
+    assert len(found) == 1 and "POSIX timer" in found[0]
+    assert set(posix_timers()) == state._posix  # deleted
+    assert state.changes() == []

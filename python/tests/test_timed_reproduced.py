@@ -31,7 +31,23 @@ def test_reproduced_takes_the_candidates_own_run_to_run_noise():
     b = torch.rand(1000) + 1
     assert rot.reproduced(b * (1 + 1e-3), b, lambda: b.clone()) is False  # deterministic
     noisy = iter([b * (1 + 6e-4)])
-    assert rot.reproduced(b * (1 + 1e-3), b, lambda: next(noisy)) is True  # atomics-like
+    assert rot.reproduced(b * (1 + 8e-4), b, lambda: next(noisy)) is True  # atomics-like
+    # a candidate that jitters by 2.5e-3 a call does not widen the check past REPRODUCE_MAX
+    # (1e-3 relative): a timed call 3e-3 off is not reproduced
+    jitter = iter([b * (1 - 2.5e-3)])
+    assert rot.reproduced(b * (1 + 3e-3), b, lambda: next(jitter)) is False
+
+
+def test_the_candidate_gets_new_tensor_objects_every_sample():
+    rot = RotatingInputs([torch.rand(64)], CPU, 1 << 20, lambda c, r: True)
+    rot.use(2)
+    seen = []
+    for _ in range(3):
+        rot.refresh()
+        x = rot.args(0)[0]
+        assert all(x is not y for y in seen)
+        assert x.data_ptr() == rot.ref_args(0)[0].data_ptr() and x is not rot.ref_args(0)[0]
+        seen.append(x)
 
 
 def _mse_problem():
