@@ -1,5 +1,5 @@
 """The C heap's tunables pinned before every CPU sample: what a candidate's library sets with
-mallopt() is undone, seen through glibc's own count of mmapped blocks."""
+mallopt() is undone, seen through M_PERTURB's fill of the blocks malloc hands out."""
 import ctypes
 
 import pytest
@@ -7,40 +7,35 @@ import pytest
 from kernelsmith_worker import malloc_state
 
 _libc = ctypes.CDLL(None)
-pytestmark = pytest.mark.skipif(not hasattr(_libc, "mallinfo2"), reason="glibc >= 2.33 only")
+pytestmark = pytest.mark.skipif(not hasattr(_libc, "mallopt"), reason="glibc only")
 
 
-class _Mallinfo2(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
-                                               "usmblks", "fsmblks", "uordblks", "fordblks",
-                                               "keepcost")]
-
-
-def _mmapped_blocks() -> int:
-    _libc.mallinfo2.restype = _Mallinfo2
-    return _libc.mallinfo2().hblks
-
-
-def _held_is_mmapped(size: int) -> bool:
-    """Whether a block of `size` bytes, malloc'd now, is a mmap of its own."""
+def _malloc(size: int) -> ctypes.Array:
     _libc.malloc.restype, _libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    return (ctypes.c_ubyte * size).from_address(_libc.malloc(size))
+
+
+def _free(block: ctypes.Array) -> None:
     _libc.free.argtypes = [ctypes.c_void_p]
-    before = _mmapped_blocks()
-    p = _libc.malloc(size)
-    try:
-        return _mmapped_blocks() > before
-    finally:
-        _libc.free(p)
+    _libc.free(ctypes.addressof(block))
 
 
-def test_a_candidates_low_mmap_threshold_is_undone():
+def test_a_candidates_perturb_setting_is_undone():
+    # M_PERTURB: glibc fills every block it hands out with the complement of the value's low
+    # byte (and every freed one with the byte): work on every malloc and free of the process
     mallopt = _libc.mallopt
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     try:
-        assert mallopt(malloc_state.M_MMAP_THRESHOLD, 64 << 10) == 1  # what r9_c08 does
-        assert _held_is_mmapped(1 << 20)
+        assert mallopt(malloc_state.M_PERTURB, 0x5A) == 1
+        filled = _malloc(4096)
+        assert set(filled) == {0xA5}
         assert malloc_state.pin()
-        assert not _held_is_mmapped(1 << 20)  # recycled from the heap again
-        assert _held_is_mmapped(48 << 20)  # above the pinned 32 MiB: its own mmap
+        plain = _malloc(4096)  # the filled block is still held: this one is another
+        assert set(plain) != {0xA5}
+        _free(filled), _free(plain)
     finally:
         malloc_state.pin()
+
+
+def test_every_tunable_is_accepted_by_this_c_library():
+    assert malloc_state.pin()
