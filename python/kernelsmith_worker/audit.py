@@ -287,7 +287,8 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         from kernelsmith_worker.gpu_profile import host_op_findings, host_ops_of
 
         args = clone_args(a.source.pristine(0).inputs)
-        findings.extend(host_op_findings(host_ops_of(lambda: a.run_candidate(args))))
+        findings.extend(host_op_findings(host_ops_of(lambda: a.run_candidate(args),
+                                                     all_threads=True)))
         if a.backend == "cpu" and not a.interpret:
             share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))
     # 3. Rules.

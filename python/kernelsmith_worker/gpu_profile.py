@@ -290,11 +290,25 @@ def accounting_findings(timed: dict | None, per_call: int) -> list[dict[str, str
     return []
 
 
-def host_ops_of(call: Callable[[], Any]) -> KernelProfile:
-    """The aten ops call() ran, from the profiler's CPU activity (any device). torch's own
-    low-level profiler: torch.profiler.profile would import torch._inductor (and dynamo) on
-    its first use, inside the candidate's audited call."""
-    with _profile(use_cpu=True, use_device=None, use_kineto=True) as prof:
+def _all_threads() -> dict[str, Any]:
+    """The profiler's setting that records every thread's ops, not only the calling one's
+    (torch ops in a thread that forward starts and joins), where this torch has it."""
+    try:
+        from torch._C._profiler import _ExperimentalConfig
+
+        return {"experimental_config": _ExperimentalConfig(profile_all_threads=True)}
+    except (ImportError, TypeError):
+        return {}
+
+
+def host_ops_of(call: Callable[[], Any], all_threads: bool = False) -> KernelProfile:
+    """The aten ops call() ran, from the profiler's CPU activity (any device); `all_threads`:
+    in every thread, not only the calling one (the cpu backend's audit: on a GPU the kernel
+    log sees the device work of other threads). torch's own low-level profiler:
+    torch.profiler.profile would import torch._inductor (and dynamo) on its first use, inside
+    the candidate's audited call."""
+    extra = _all_threads() if all_threads else {}
+    with _profile(use_cpu=True, use_device=None, use_kineto=True, **extra) as prof:
         call()
     result = KernelProfile()
     for e in prof.function_events:
