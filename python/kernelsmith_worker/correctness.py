@@ -23,7 +23,8 @@ from kernelsmith_worker.inputs import TrialData, clone_args, device_copy, scrub,
 from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.launches import active_recorder
 from kernelsmith_worker.opclass import OpCounter
-from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_error, normwise_rel_error
+from kernelsmith_worker.stress import (DESCRIBE as STRESS_TEXT, KINDS as STRESS_KINDS,
+                                      normwise_error, normwise_rel_error)
 
 _isclose = torch.isclose
 _equal = torch.equal
@@ -459,9 +460,8 @@ def _stress_trials(source: TrialSource, run_candidate: Callable[[list[Any]], Any
         del out, ref
         if not ok:
             outcome.status = "incorrect"
-            outcome.message = (f"stress trial {kind!r} (every floating point input redrawn "
-                               f"off the problem's distribution, zeros kept): {why}; the kernel "
-                               "must compute the function, not an approximation that holds "
-                               "only for get_inputs()' distribution")
+            outcome.message = (f"stress trial {kind!r} ({STRESS_TEXT.get(kind, kind)}): "
+                               f"{why}; the kernel must compute the function, not an "
+                               "approximation that holds only for get_inputs()' distribution")
             record["failed_check"] = f"stress_{kind}"
             return

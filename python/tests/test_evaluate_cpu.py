@@ -52,7 +52,7 @@ def test_a_candidate_no_stress_trial_checked_gets_a_finding(worker_ctx):
     result, _, _ = run_eval(worker_ctx, SOFTMAX / "cpu_candidate.py",
                             problem=CASES / "problem_softmax_refuses_stress.py")
     assert result["status"] == "ok", result["message"]
-    assert result["stages"]["correctness"]["stress_skipped"] == 3
+    assert result["stages"]["correctness"]["stress_skipped"] == 4
     assert "not_stress_checked" in kinds(result, "warn")
     checked, _, _ = run_eval(worker_ctx, SOFTMAX / "cpu_candidate.py",
                              problem=CASES / "problem_softmax_small.py")

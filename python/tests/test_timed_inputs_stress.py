@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 
 from kernelsmith_worker.stress import normwise_error, stress_inputs
@@ -320,3 +321,36 @@ def test_fresh_draws_written_on_the_device_are_tampering():
     assert rot.tampered() is None
     next(iter(rot._stacks.values())).fill_(0.5)  # every draw rewritten: any check finds it
     assert "fresh draws" in rot.tampered()
+
+
+def test_blocks_keep_16_short_runs_and_shrink_the_rest():
+    from kernelsmith_worker.stress import BLOCK_RUN_MAX, BLOCK_RUNS
+
+    x = torch.rand(64, 1024) + 0.01
+    t = x.t()  # another layout: kept
+    (b,) = stress_inputs([t], "blocks", torch.device("cpu"))
+    assert b.stride() == t.stride()
+    factor = (b / t).reshape(-1)
+    background = factor == factor.min()
+    assert torch.allclose(factor[background], torch.tensor(1.0 / t.numel()))
+    assert 0 < int((~background).sum()) <= BLOCK_RUNS * BLOCK_RUN_MAX
+    lengths = (1.0 / factor[~background]).round()
+    assert bool(((lengths >= 1) & (lengths <= BLOCK_RUN_MAX)).all())
+    assert bool((b > 0).all()) and bool((b < 1.01).all())  # signs and range kept
+    runs = int((background[1:] != background[:-1]).sum())
+    assert runs <= 2 * BLOCK_RUNS  # runs of consecutive elements, not scattered positions
+
+
+def test_a_sampled_reduction_passes_the_problems_values_and_fails_blocks():
+    from kernelsmith_worker.stress import normwise_error
+
+    def sampled_sum(x):  # every 8th block of 256, scaled up: right for iid values
+        blocks = x.reshape(-1, 256)
+        return blocks[::8].sum() * 8
+
+    x = torch.rand(1 << 18)
+    assert normwise_error(sampled_sum(x), x.sum(), 1e-2, 1e-2)[0]
+    # one draw lets this sampler through about 1-2 % of the time (its sample can hold just
+    # its share of the runs): three draws all do about 1e-5 of the time
+    draws = [stress_inputs([x], "blocks", torch.device("cpu"))[0] for _ in range(3)]
+    assert not all(normwise_error(sampled_sum(b), b.sum(), 1e-2, 1e-2)[0] for b in draws)

@@ -1,6 +1,7 @@
 # Test problem: softmax over 64 columns of values in [0, 1), and a reference that refuses any
-# value outside that range (as a problem with a domain it does not declare): every stress
-# trial's reference raises, so none can check the candidate.
+# value outside that range, or values whose mean is far below the range's (as a problem with
+# a domain it does not declare): every stress trial's reference raises, so none can check
+# the candidate.
 import torch
 import torch.nn as nn
 
@@ -10,7 +11,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if bool((x < 0).any()) or bool((x >= 1).any()):
+        if bool((x < 0).any()) or bool((x >= 1).any()) or float(x.mean()) < 0.25:
             raise ValueError("the scores must lie in [0, 1)")
         return torch.softmax(x, dim=1)
 
