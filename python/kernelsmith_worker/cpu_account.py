@@ -10,11 +10,12 @@ clock is read, then the process's (snapshot()):
   (ended_ns), with that of the child processes reaped (RUSAGE_CHILDREN: helpers cloned
   to share the worker's memory without being its threads): its growth over a sample, less
   what the threads that ended in it had used before it began, is the CPU of threads and
-  helpers that ended inside the sample, those started and joined inside one call included. The order matters: reading a running thread's clock
-  brings its run time up to date in the kernel, so the process clock read right after
-  agrees with the threads' to microseconds; read first, it lags each running thread by the
-  time since that thread's last scheduler tick (up to milliseconds a read, which a short
-  sample reads as a thread that came and went).
+  helpers that ended inside the sample, those started and joined inside one call
+  included. The order matters: reading a running thread's clock brings its run time up to
+  date in the kernel, so the process clock read right after agrees with the threads' to
+  microseconds; read first, it lags each running thread by the time since that thread's
+  last scheduler tick (up to milliseconds a read, which a short sample reads as a thread
+  that came and went).
 
 - candidate samples: the CPU seconds of the timing thread, of every thread that is not
   the evaluator's and of the threads that ended, per wall second, must stay within the

@@ -5,9 +5,9 @@ a low mmap threshold and no trimming makes every large allocation of the process
 mmap that faults and zeroes its pages, and M_PERTURB has every malloc and free fill the
 block. PyTorch's CPU reference allocates its outputs every call and pays for it; a candidate
 that writes into a buffer kept across calls does not. No getter exists for the settings, so
-the evaluator does not ask what they are: it sets every one to a fixed value when the worker
-starts and again before each timed sample, for the reference and the candidate alike
-(whatever a call sets lasts at most to the end of its own sample).
+the evaluator does not ask what they are: it sets every one to a fixed value before each
+candidate is imported and again before each timed sample, for the reference and the
+candidate alike (whatever a call sets lasts at most to the end of its own sample).
 
 The fixed values are glibc's defaults except the two that glibc adjusts at run time: the
 mmap threshold starts at 128 KiB and rises to the size of any mmapped block freed, up to

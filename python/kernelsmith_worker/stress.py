@@ -65,7 +65,6 @@ import torch
 from kernelsmith_worker.inputs import map_tensors
 from kernelsmith_worker.value_domain import ValueDomain
 
-KINDS: tuple[str, ...] = ("signed", "wide", "sparse", "blocks")
 SPARSE_DENSITY = 1.0 / 16
 SPARSE_MIN_NUMEL = 256
 BLOCK_RUNS = 16  # `blocks`: runs of consecutive elements that carry most of the values
@@ -78,6 +77,7 @@ DESCRIBE = {
     "blocks": "the trial's own values, small everywhere but on 16 short runs of consecutive "
               "elements: where most of the answer is, a sample of the input does not see",
 }
+KINDS: tuple[str, ...] = tuple(DESCRIBE)  # the trials, in the order they run
 _randn = torch.randn
 _rand = torch.rand
 _Generator = torch.Generator
