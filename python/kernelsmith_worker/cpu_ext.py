@@ -15,7 +15,8 @@ fails) into $KS_CACHE_DIR/cpu_ext/<key>/ (default ~/.cache/kernelsmith), keyed b
 sha256(name, source, flags, compiler version, CPU model): identical sources compile once per
 machine. Libraries are loaded with ctypes; every call is counted and timed for the audit.
 A library that reaches library code (its undefined dynamic symbols or its source name
-dlopen/dlsym or BLAS/LAPACK routines: library_code.py) is refused: load raises
+dlopen/dlsym or BLAS/LAPACK routines: library_code.py; it is linked against, or imports a
+symbol defined by, a library outside the C/C++ runtime: library_reach.py) is refused: load raises
 LibraryCodeError and the evaluation rejects the candidate (finding `library_code`).
 
 Signature grammar: `RET(ARG, ARG, ...)`.
@@ -43,7 +44,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import library_code
+from kernelsmith_worker import library_code, library_reach
 from kernelsmith_worker.launches import active_recorder
 
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
@@ -308,9 +309,10 @@ def load(name: str, source: str, functions: dict[str, str],
 
 def _refuse_library_code(name: str, path: Path, source: str, log: str) -> None:
     """Raises LibraryCodeError (recorded for the evaluation's finding) when the built library
-    imports, or its source names, the loader's lookup functions or BLAS/LAPACK routines."""
+    imports, or its source names, the loader's lookup functions or BLAS/LAPACK routines, or
+    depends on a library outside the runtime (library_reach.py)."""
     try:
-        found = library_code.library_findings(path)
+        found = library_code.library_findings(path) + library_reach.import_findings(path)
     except library_code.ToolMissing as e:
         raise CompileError(f"cpu_ext: {e}", log) from e
     found += [f"{s} in the source" for s in library_code.source_findings(source)]

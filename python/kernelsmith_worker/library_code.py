@@ -26,7 +26,8 @@ from pathlib import Path
 # Run-time symbol lookup: a way to call any library function without naming it to the linker.
 LOADER_SYMBOLS: frozenset[str] = frozenset(
     """dlopen dlmopen dlsym dlvsym dl_iterate_phdr __libc_dlopen_mode __libc_dlsym
-    __libc_dlvsym _dl_sym _dl_vsym _dl_open""".split()
+    __libc_dlvsym _dl_sym _dl_vsym _dl_open dladdr dladdr1 dlinfo _dl_find_object _r_debug
+    _dl_debug_state""".split()
 )
 
 _BLAS_ROUTINES = (
@@ -42,11 +43,14 @@ _LIBRARY_RE = re.compile(
     rf"^(?:[sdcz](?:{_BLAS_ROUTINES})(?:_batch\w*|_64)?_?|i[sdcz]amax_?|i[sdcz]amin_?|"
     r"sdsdot_?|dsdot_?)$"
     r"|^(?:cblas_|mkl_|MKL_|LAPACKE_|openblas_|bli_|dnnl_|mkldnn_|libxsmm_|cublas|cudnn|"
-    r"zendnn_|armpl_)"
+    r"zendnn_|armpl_)",
+    re.IGNORECASE,  # MKL exports the Fortran names upper-case too (SGEMM, SGEMM_64)
 )
-# In source text only the names a linker or dlsym takes: Fortran names end in '_'.
+# In source text only the names a linker or dlsym takes: Fortran names end in '_', MKL's
+# aliases are upper case (a lower-case `sgemm` may be a kernel of the candidate's own).
 _SOURCE_BLAS_RE = re.compile(
-    rf"^(?:[sdcz](?:{_BLAS_ROUTINES})(?:_batch\w*|_64)?_|i[sdcz]ama[xn]_|sdsdot_|dsdot_)$")
+    rf"^(?:[sdcz](?:{_BLAS_ROUTINES})(?:_batch\w*|_64)?_|i[sdcz]ama[xn]_|sdsdot_|dsdot_)$"
+    r"|^[SDCZI][A-Z0-9]+(?:_64)?_?$")  # upper case: MKL's aliases, not a kernel of one's own
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -126,17 +130,21 @@ def python_findings(source: str) -> list[str]:
     return sorted(hits)
 
 
-_REFUSED: list[str] = []
+class _Refused:
+    """What was refused in this evaluation. Kept on a class, not in module data, because the
+    integrity guard takes a change of the worker's module data for tampering."""
+
+    items: list[str] = []
 
 
 def refuse(what: str) -> None:
-    """Records a refused library (for the evaluation's finding)."""
-    _REFUSED.append(what)
+    """Records a refused library or lookup (for the evaluation's finding)."""
+    _Refused.items.append(what)
 
 
 def refusals() -> list[str]:
-    return list(_REFUSED)
+    return list(_Refused.items)
 
 
 def clear() -> None:
-    _REFUSED.clear()
+    _Refused.items.clear()

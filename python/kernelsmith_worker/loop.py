@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors
+from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors, library_reach
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
                                        device_info, hello_message)
@@ -87,7 +87,11 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     install(recorder)
     time_pair, time_alone, why = load_time_pair()
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
+    library_reach.install()  # ctypes lookups and map reads by candidate code, from import on
     clock.mark("backends, launch hooks, timing")
+    # CPU timings: both sides the same threads, on a GPU host too (a cpu-backend candidate
+    # there is held to the same budget); before the snapshot, which watches it
+    apply_cpu_threads(cpu_threads())
     gpu = device_info() if torch.cuda.is_available() else None
     if gpu is not None:
         torch.cuda.init()
@@ -109,8 +113,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
             log.restart()
         device_state = DeviceState()  # before any candidate can change it
         clock.mark("thread pools, device state")
-    else:  # CPU timings: both sides the same threads (before the snapshot, which watches it)
-        apply_cpu_threads(cpu_threads())
+    else:
         host_ops_of(lambda: torch.ones(1).add_(1))  # the audit profiler's thread, started now
         device_state = None
     become_subreaper()  # a candidate's process that double-forks stays the worker's child

@@ -1,0 +1,229 @@
+"""Where a C name a candidate reaches resolves: its own code and the C/C++ runtime, or a
+library torch, NumPy or CUDA bring.
+
+A kernel does the problem's work with its own code. torch's libraries carry whole math
+libraries under C names (libtorch_cpu.so exports MKL's SGEMM, sgemm, SGEMM_64, vsExp, ...;
+NumPy's OpenBLAS and cuBLAS theirs), and any of them can be called by address once the
+candidate has one. Names can be spelled in endless ways, so the rule is by where a name
+resolves, not how it is spelled:
+
+- a ctypes lookup (`lib.NAME`, `getattr(lib, NAME)`, `c_int.in_dll`, `_ctypes.dlsym`) made
+  by candidate code is resolved here as well (dlsym on the same handle) and the library that
+  holds the symbol is named by the dynamic loader (dladdr); one outside the runtime is a
+  reject (`library_code`), and so is a lookup of the loader's own functions (dlsym through
+  ctypes would find anything without another audit event);
+- candidate code opening the process's memory map or a shared library's file (to find a
+  symbol's address without dlsym) is the same reach;
+- a cpu_ext library may depend only on runtime libraries (its DT_NEEDED entries), and each
+  symbol it imports that the process's global scope already defines must come from one.
+
+The runtime: the C library and its parts, the C++ and GCC support libraries, the OpenMP
+runtimes, libpython and the Python executable, the vDSO, and the candidate's own cpu_ext
+builds. Calls made from torch's, Triton's or NumPy's own Python code are theirs, not the
+candidate's. A candidate that computes a library's address with no lookup and no file read
+(walking the loader's structures from its own machine code) is not seen here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+from kernelsmith_worker import library_code
+
+# Shared objects a kernel may call into: the C library (and its split-out parts), the
+# dynamic loader, C++/GCC support, OpenMP runtimes (torch ships its own libgomp-<hash>),
+# Python itself.
+_RUNTIME_RE = re.compile(
+    r"^(?:ld-linux[\w.-]*|ld64|libc|libm|libmvec|libpthread|libdl|librt|libutil|libresolv|"
+    r"libstdc\+\+|libgcc_s|libatomic|libgomp|libiomp5|libomp|libpython\d[\w.]*|"
+    r"linux-vdso|linux-gate)(?:-[0-9a-f]{6,})?(?:\.so[\d.]*)?$")
+_MAPS_RE = re.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/"
+                      r"(?:maps|smaps|smaps_rollup|mem|pagemap|map_files|auxv|numa_maps)\b")
+_SHARED_OBJECT_RE = re.compile(r"\.so(?:\.\d+)*$")
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _loader() -> tuple[Any, Any]:
+    """libc's (or libdl's) dlsym and dladdr, bound once."""
+    for name in (None, "libdl.so.2"):
+        try:
+            lib = ctypes.CDLL(name)
+            dlsym, dladdr = lib.dlsym, lib.dladdr
+            break
+        except (OSError, AttributeError):
+            continue
+    else:  # pragma: no cover - every glibc has them
+        raise OSError("dlsym/dladdr not found in the C library")
+    dlsym.restype, dlsym.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
+    dladdr.restype, dladdr.argtypes = ctypes.c_int, [ctypes.c_void_p,
+                                                     ctypes.POINTER(_DlInfo)]
+    return dlsym, dladdr
+
+
+_DLSYM, _DLADDR = _loader()
+_GLOBAL = ctypes.CDLL(None)._handle  # dlopen(NULL): the process's global scope
+
+
+def provider(address: int | None) -> str | None:
+    """The path of the shared object that holds `address`, or None."""
+    if not address:
+        return None
+    info = _DlInfo()
+    if not _DLADDR(ctypes.c_void_p(address), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return info.dli_fname.decode(errors="replace")
+
+
+def lookup(handle: int | None, name: str) -> int | None:
+    """dlsym(handle, name) (the global scope for None), without an audit event."""
+    try:
+        return _DLSYM(ctypes.c_void_p(handle if handle is not None else _GLOBAL),
+                      name.encode())
+    except (ValueError, UnicodeEncodeError):
+        return None
+
+
+def is_runtime(path: str) -> bool:
+    """A shared object a kernel may call into (see the module's docstring)."""
+    if not path:
+        return True
+    base = os.path.basename(path)
+    if _RUNTIME_RE.match(base) or base.startswith("python"):
+        return True
+    real = os.path.realpath(path)
+    if real == os.path.realpath(sys.executable):
+        return True
+    from kernelsmith_worker.cpu_ext import cache_root  # cpu_ext imports library_code
+
+    return real.startswith(os.path.realpath(cache_root()) + os.sep)
+
+
+def foreign(handle: int | None, name: str) -> str | None:
+    """Why looking `name` up in `handle` reaches library code, or None."""
+    if name.split("@", 1)[0] in library_code.LOADER_SYMBOLS:
+        return "run-time symbol lookup"
+    where = provider(lookup(handle, name))
+    if where is not None and not is_runtime(where):
+        return f"defined by {os.path.basename(where)}"
+    return None
+
+
+# --- cpu_ext libraries, before they are loaded ---------------------------------------------
+
+def needed(path: Path) -> list[str]:
+    """The DT_NEEDED entries of a shared library (`readelf -d`). Raises ToolMissing."""
+    try:
+        out = subprocess.run(["readelf", "-d", "-W", str(path)], capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise library_code.ToolMissing(
+            f"cannot run readelf (binutils) to check {path}: {e}; install binutils") from e
+    if out.returncode != 0:
+        raise library_code.ToolMissing(f"readelf -d {path} failed: {out.stderr.strip()[:300]}")
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out.stdout)
+
+
+def import_findings(path: Path) -> list[str]:
+    """'what (why)' for each library `path` depends on outside the runtime, and each symbol
+    it imports that the global scope resolves outside the runtime."""
+    found = [f"{lib} (a library it is linked against)" for lib in needed(path)
+             if not is_runtime(lib)]
+    for symbol in library_code.undefined_symbols(path):
+        where = provider(lookup(None, symbol.split("@", 1)[0]))
+        if where is not None and not is_runtime(where):
+            found.append(f"{symbol.split('@', 1)[0]} (defined by {os.path.basename(where)})")
+    return sorted(set(found))
+
+
+# --- candidate code, through ctypes and files ----------------------------------------------
+
+_STDLIB = tuple(p for p in {sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib")}
+                if p)
+_INSTALLED = ("/site-packages/", "/dist-packages/")
+_WORKER = str(Path(__file__).parent) + os.sep
+
+
+def _candidate_caller(frame: Any) -> bool:
+    """Whether the first frame above the standard library's (ctypes, functools, io, ...) is
+    candidate code: not installed packages, not the worker, not import machinery."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen ") or (_STDLIB and name.startswith(_STDLIB)
+                                           and not any(p in name for p in _INSTALLED)):
+            frame = frame.f_back
+            continue
+        return not (any(p in name for p in _INSTALLED) or name.startswith(_WORKER))
+    return False
+
+
+_busy = False
+
+
+def _opened(path: Any) -> str | None:
+    if isinstance(path, bytes):
+        path = path.decode(errors="replace")
+    if isinstance(path, str) and (_MAPS_RE.match(path) or _SHARED_OBJECT_RE.search(path)) \
+            and _candidate_caller(sys._getframe(2)):
+        return (f"the candidate's code opened {path[:160]}: reading the process's memory map "
+                "or a library's file finds library code by address")
+    return None
+
+
+def _looked_up(event: str, args: tuple[Any, ...]) -> str | None:
+    if len(args) < 2 or not isinstance(args[1], str):
+        return None  # an ordinal
+    handle = args[0] if event == "ctypes.dlsym/handle" else getattr(args[0], "_handle", None)
+    if not isinstance(handle, int) or not _candidate_caller(sys._getframe(2)):
+        return None
+    why = foreign(handle, args[1])
+    if why is None:
+        return None
+    return (f"the candidate's code looked up {args[1][:80]!r} with ctypes ({why}): a kernel "
+            "must compute with its own code, not call a library's routines by address")
+
+
+class LookupRefused(PermissionError):
+    """Raised into candidate code by a refused ctypes lookup (recorded as a refusal too)."""
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    global _busy
+    if _busy or event not in ("ctypes.dlsym", "ctypes.dlsym/handle", "open"):
+        return
+    _busy = True
+    denied: str | None = None
+    try:
+        if event == "open":
+            denied = _opened(args[0] if args else None)
+        else:
+            denied = _looked_up(event, args)
+        if denied is not None:
+            library_code.refuse(denied)
+    except Exception:  # noqa: BLE001 - a fault of the check must not break the audited call
+        pass
+    finally:
+        _busy = False
+    if denied is not None:  # the lookup itself fails: the candidate gets no address
+        raise LookupRefused(denied)
+
+
+_installed = False
+
+
+def install() -> None:
+    """Adds the audit hook (once per process; audit hooks cannot be removed)."""
+    global _installed
+    if not _installed:
+        sys.addaudithook(_hook)
+        _installed = True
