@@ -68,7 +68,17 @@ from kernelsmith_worker.value_domain import ValueDomain
 SPARSE_DENSITY = 1.0 / 16
 SPARSE_MIN_NUMEL = 256
 BLOCK_RUNS = 16  # `blocks`: runs of consecutive elements that carry most of the values
-BLOCK_RUN_MAX = 256  # `blocks`: the longest run
+BLOCK_RUN_MAX = 256  # `blocks`, `spikes`: the longest run
+# `spikes`: the largest magnitude a run is scaled up to. float16 (largest value 65504, about
+# 2^16): 2^7, so the square of a spiked value or the product of two (2^14) stays finite with
+# room for a few more such terms: a kernel that squares in half precision stays finite
+# where a reference that computes in float32 is. float32, bfloat16 (same
+# exponent range, largest about 2^128) and float64: 2^20, so a product of two spiked values
+# (2^40), a matmul's sum of 2^31 of them (2^71) or a fourth power (2^80) stays finite: only
+# exp-like ops overflow, as they do on `wide`. Runs are long enough to carry their share
+# (n / (2 * BLOCK_RUNS * L) <= 2^20 / max|t|) up to tensors of about 2^25 elements.
+SPIKE_SHARE = 1.0 / (2 * BLOCK_RUNS)  # `spikes`: a run's share of a sum of the tensor's values
+SPIKE_CAP = {torch.float16: 2.0 ** 7, torch.float32: 2.0 ** 20}
 DESCRIBE = {
     "signed": "every floating point input redrawn standard normal, zeros kept",
     "wide": "every floating point input redrawn over six orders of magnitude, zeros kept",
@@ -76,6 +86,8 @@ DESCRIBE = {
               "positions, zero elsewhere",
     "blocks": "the trial's own values, small everywhere but on 16 short runs of consecutive "
               "elements: where most of the answer is, a sample of the input does not see",
+    "spikes": "the trial's own values, 16 short runs of consecutive elements scaled up to "
+              "carry half of a sum: a sample of the input does not see them",
 }
 KINDS: tuple[str, ...] = tuple(DESCRIBE)  # the trials, in the order they run
 _randn = torch.randn
@@ -83,23 +95,53 @@ _rand = torch.rand
 _Generator = torch.Generator
 
 
+def _runs(n: int, gen: torch.Generator, dev: torch.device) -> list[tuple[int, int]]:
+    """BLOCK_RUNS (start, length) runs of consecutive elements of an n-element tensor (in
+    logical order), 1 to BLOCK_RUN_MAX long (log-uniform), at uniform places."""
+    u = _rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
+    lengths = (u * math.log(BLOCK_RUN_MAX)).exp().floor().clamp(1, BLOCK_RUN_MAX).long()
+    at = (_rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
+          * (n - lengths + 1)).floor().long()
+    return list(zip(at.tolist(), lengths.tolist(), strict=True))
+
+
 def _blocks(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """t's values, each of BLOCK_RUNS random runs of consecutive elements (in logical order,
-    1 to BLOCK_RUN_MAX long, log-uniform) divided by its length, every other value divided
-    by t's size; t's strides."""
+    """t's values, each of BLOCK_RUNS random runs (_runs) divided by its length, every other
+    value divided by t's size; t's strides."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     scale = torch.full((n,), 1.0 / n, dtype=torch.float32, device=t.device)
-    u = _rand(BLOCK_RUNS, generator=gen, device=t.device, dtype=torch.float64)
-    lengths = (u * math.log(BLOCK_RUN_MAX)).exp().floor().clamp(1, BLOCK_RUN_MAX).long()
-    at = (_rand(BLOCK_RUNS, generator=gen, device=t.device, dtype=torch.float64)
-          * (n - lengths + 1)).floor().long()
-    for start, length in zip(at.tolist(), lengths.tolist(), strict=True):
+    for start, length in _runs(n, gen, t.device):
         scale[start:start + length] = 1.0 / length
     flat = t.detach().reshape(-1)
     return res.copy_((flat * scale.to(flat.dtype)).view(t.shape))
+
+
+def spike_cap(dtype: torch.dtype) -> float:
+    """The largest magnitude a `spikes` run is scaled up to (SPIKE_CAP, by dtype)."""
+    return SPIKE_CAP.get(dtype, SPIKE_CAP[torch.float32])
+
+
+def _spikes(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """t's values, each of BLOCK_RUNS random runs (_runs) of length L multiplied by
+    n / (2 * BLOCK_RUNS * L), at most so far that no value passes spike_cap(t.dtype), never
+    below 1; every other value as it is; t's strides."""
+    n = t.numel()
+    res = torch.empty_like(t)
+    if n < SPARSE_MIN_NUMEL:
+        return res.copy_(t)
+    flat = t.detach().reshape(-1)
+    wide = torch.promote_types(flat.dtype, torch.float32)
+    largest = float(flat.abs().max())
+    if not math.isfinite(largest) or largest == 0.0:
+        return res.copy_(t)
+    limit = max(1.0, spike_cap(t.dtype) / largest)
+    scale = torch.ones(n, dtype=wide, device=t.device)
+    for start, length in _runs(n, gen, t.device):
+        scale[start:start + length] = max(1.0, min(SPIKE_SHARE * n / length, limit))
+    return res.copy_((flat.to(wide) * scale).view(t.shape))
 
 
 def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
@@ -107,6 +149,8 @@ def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
         return t.detach().clone()
     if kind == "blocks":
         return _blocks(t, gen)
+    if kind == "spikes":
+        return _spikes(t, gen)
     z = _randn(t.shape, generator=gen, device=t.device, dtype=torch.float32)
     keep = t != 0
     if kind == "wide":
@@ -122,8 +166,8 @@ def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
 
 def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
                   domain: ValueDomain | None = None) -> list[Any]:
-    """A copy of `inputs` with every floating point value redrawn (or, for `blocks`, rescaled)
-    as `kind` says, then moved into `domain` (value_domain.py) where one is given."""
+    """A copy of `inputs` with every floating point value redrawn (or, for `blocks` and
+    `spikes`, rescaled) as `kind` says, then moved into `domain` (value_domain.py) where one is given."""
     if kind not in KINDS:
         raise ValueError(f"unknown stress kind {kind!r}")
     gen = _Generator(device=dev)
