@@ -51,13 +51,15 @@ evaluate() {
   local id file problem backend timing
   IFS=$'\t' read -r id file problem backend timing <<<"$1"
   local -a cmd=("$KS" eval "$problem" "$file" --backend "$backend" --json)
+  local t0=$SECONDS rc
   [ "$timing" = 1 ] || cmd+=(--no-timing)
   if [ "$PART" = cpu ] && [ "$backend" = triton ]; then
     env TRITON_INTERPRET=1 "${cmd[@]}" >"$TMP/$id.json" 2>"$TMP/$id.log"
   else
     env -u TRITON_INTERPRET "${cmd[@]}" >"$TMP/$id.json" 2>"$TMP/$id.log"
   fi
-  echo "  $id: exit $?" >&2
+  rc=$?
+  echo "  $id: exit $rc ($((SECONDS - t0)) s)" >&2
 }
 export -f evaluate
 export KS PART=$part TMP=$tmp
