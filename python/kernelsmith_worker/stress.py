@@ -28,7 +28,25 @@ structure) and integer/bool tensors as they are (indices, lengths):
   ones block- and row-strided ones. Measured on 2^18-element sums and MSEs (CPU, 300-500
   draws each): a sample of every 8th element, every 8th block of 256 or a quarter of each
   2048 passes 1.6-3 % of draws, every 2nd element 8 % of the sums (what such a sample
-  misses is mostly one run) and 1.7 % of the MSEs.
+  misses is mostly one run) and 1.7 % of the MSEs. Every value it changes is moved towards
+  zero, though, so a probe of a few hundred values tells it apart by their mean magnitude
+  (about 0 against torch.rand's 0.5) and takes an exact path on it alone;
+- `spikes`: trial 0's own values everywhere but on 16 runs of consecutive elements at random
+  places, each run 1 to 16 elements long (log-uniform, L) and its values multiplied by
+  n / (16 * L), so each run sums to about a sixteenth of what the tensor summed to and
+  the runs together to about as much as the rest (tensors of at least 256 elements; smaller ones as
+  they are). The multiplier stops where a value would pass 2^7 (float16: the square of a
+  spiked value stays finite) or 2^20 (wider types: a product of two, summed over 2^31 terms,
+  stays finite), and is never below 1. Outside the runs nothing changes, so any statistic of
+  a sample (range, mean, spread) is the problem's own unless the sample lands in a run: a
+  256-value probe of a 2^22-element rand tensor does so in about 1 % of the draws (the runs
+  cover about 90 places), yet half of a sum, and nearly all of a sum of squares, sits in the
+  runs. A kernel that scales up a sample catches a run, or does not, by chance, and is off
+  by a run's share or more either way. Measured on sums and MSEs of 2^18 and 2^22
+  rand elements (CPU, 300 draws each): a sample of every 8th element, every 8th block of
+  256 or a quarter of each 2048 passes 1.3-5.3 % of the sums' draws, every 2nd element 9 %,
+  and MSEs over every 8th element or block 0.3-1 %; the subsampled MSE behind a range-and-
+  mean probe (red-team r12_c03) passes 2 % at 2^22 (the draws where its probe saw a run).
 
 They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * ||ref||_2 +
 atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
@@ -68,16 +86,20 @@ from kernelsmith_worker.value_domain import ValueDomain
 SPARSE_DENSITY = 1.0 / 16
 SPARSE_MIN_NUMEL = 256
 BLOCK_RUNS = 16  # `blocks`: runs of consecutive elements that carry most of the values
-BLOCK_RUN_MAX = 256  # `blocks`, `spikes`: the longest run
-# `spikes`: the largest magnitude a run is scaled up to. float16 (largest value 65504, about
-# 2^16): 2^7, so the square of a spiked value or the product of two (2^14) stays finite with
-# room for a few more such terms: a kernel that squares in half precision stays finite
-# where a reference that computes in float32 is. float32, bfloat16 (same
-# exponent range, largest about 2^128) and float64: 2^20, so a product of two spiked values
-# (2^40), a matmul's sum of 2^31 of them (2^71) or a fourth power (2^80) stays finite: only
-# exp-like ops overflow, as they do on `wide`. Runs are long enough to carry their share
-# (n / (2 * BLOCK_RUNS * L) <= 2^20 / max|t|) up to tensors of about 2^25 elements.
-SPIKE_SHARE = 1.0 / (2 * BLOCK_RUNS)  # `spikes`: a run's share of a sum of the tensor's values
+BLOCK_RUN_MAX = 256  # `blocks`: the longest run
+SPIKE_RUN_MAX = 16  # `spikes`: the longest run (BLOCK_RUNS runs of them, as `blocks`)
+# `spikes`: a run of L values is multiplied by SPIKE_SHARE * n / L, so it sums to about
+# SPIKE_SHARE of the whole tensor's sum and the runs together to about as much as the rest.
+SPIKE_SHARE = 1.0 / BLOCK_RUNS
+# `spikes`: the largest magnitude a run's values are scaled up to. float16 (largest value
+# 65504, about 2^16): 2^7, so the square of a spiked value or the product of two (2^14)
+# stays finite with room for a few more such terms (a kernel that squares in half precision
+# stays finite where a reference that computes in float32 is). float32, bfloat16 (the same
+# exponent range: largest about 2^128) and float64: 2^20, so a product of two spiked values
+# (2^40), a matmul's sum of 2^31 of them (2^71) or a fourth power (2^80) stays finite, and
+# only exp-like ops overflow, as they do on `wide`. With values of order one, a run carries
+# its full share (SPIKE_SHARE * n / L <= cap) in tensors of up to 2^24 * L elements
+# (float16: 2^11 * L); in larger ones it carries less.
 SPIKE_CAP = {torch.float16: 2.0 ** 7, torch.float32: 2.0 ** 20}
 DESCRIBE = {
     "signed": "every floating point input redrawn standard normal, zeros kept",
@@ -86,8 +108,8 @@ DESCRIBE = {
               "positions, zero elsewhere",
     "blocks": "the trial's own values, small everywhere but on 16 short runs of consecutive "
               "elements: where most of the answer is, a sample of the input does not see",
-    "spikes": "the trial's own values, 16 short runs of consecutive elements scaled up to "
-              "carry half of a sum: a sample of the input does not see them",
+    "spikes": "the trial's own values, with 16 short runs of consecutive elements scaled up "
+              "to carry half of a sum: what a sample of the input does not see",
 }
 KINDS: tuple[str, ...] = tuple(DESCRIBE)  # the trials, in the order they run
 _randn = torch.randn
@@ -95,11 +117,12 @@ _rand = torch.rand
 _Generator = torch.Generator
 
 
-def _runs(n: int, gen: torch.Generator, dev: torch.device) -> list[tuple[int, int]]:
+def _runs(n: int, longest: int, gen: torch.Generator,
+          dev: torch.device) -> list[tuple[int, int]]:
     """BLOCK_RUNS (start, length) runs of consecutive elements of an n-element tensor (in
-    logical order), 1 to BLOCK_RUN_MAX long (log-uniform), at uniform places."""
+    logical order), 1 to `longest` long (log-uniform), at uniform places."""
     u = _rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
-    lengths = (u * math.log(BLOCK_RUN_MAX)).exp().floor().clamp(1, BLOCK_RUN_MAX).long()
+    lengths = (u * math.log(longest)).exp().floor().clamp(1, longest).long()
     at = (_rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
           * (n - lengths + 1)).floor().long()
     return list(zip(at.tolist(), lengths.tolist(), strict=True))
@@ -113,7 +136,7 @@ def _blocks(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     scale = torch.full((n,), 1.0 / n, dtype=torch.float32, device=t.device)
-    for start, length in _runs(n, gen, t.device):
+    for start, length in _runs(n, BLOCK_RUN_MAX, gen, t.device):
         scale[start:start + length] = 1.0 / length
     flat = t.detach().reshape(-1)
     return res.copy_((flat * scale.to(flat.dtype)).view(t.shape))
@@ -125,9 +148,9 @@ def spike_cap(dtype: torch.dtype) -> float:
 
 
 def _spikes(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """t's values, each of BLOCK_RUNS random runs (_runs) of length L multiplied by
-    n / (2 * BLOCK_RUNS * L), at most so far that no value passes spike_cap(t.dtype), never
-    below 1; every other value as it is; t's strides."""
+    """t's values, each of BLOCK_RUNS random runs (_runs, up to SPIKE_RUN_MAX long) of length
+    L multiplied by SPIKE_SHARE * n / L, or less where that would take a value of t past
+    spike_cap(t.dtype) (never by less than 1); every other value as it is; t's strides."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
@@ -138,10 +161,11 @@ def _spikes(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     if not math.isfinite(largest) or largest == 0.0:
         return res.copy_(t)
     limit = max(1.0, spike_cap(t.dtype) / largest)
-    scale = torch.ones(n, dtype=wide, device=t.device)
-    for start, length in _runs(n, gen, t.device):
-        scale[start:start + length] = max(1.0, min(SPIKE_SHARE * n / length, limit))
-    return res.copy_((flat.to(wide) * scale).view(t.shape))
+    out = flat.clone()  # logical order; only the runs are rewritten (a run that overlaps an
+    for start, length in _runs(n, SPIKE_RUN_MAX, gen, t.device):  # earlier one wins there)
+        factor = max(1.0, min(SPIKE_SHARE * n / length, limit))
+        out[start:start + length] = flat[start:start + length].to(wide) * factor
+    return res.copy_(out.view(t.shape))
 
 
 def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
@@ -167,7 +191,8 @@ def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
 def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
                   domain: ValueDomain | None = None) -> list[Any]:
     """A copy of `inputs` with every floating point value redrawn (or, for `blocks` and
-    `spikes`, rescaled) as `kind` says, then moved into `domain` (value_domain.py) where one is given."""
+    `spikes`, rescaled) as `kind` says, then moved into `domain` (value_domain.py) where one
+    is given."""
     if kind not in KINDS:
         raise ValueError(f"unknown stress kind {kind!r}")
     gen = _Generator(device=dev)

@@ -354,3 +354,93 @@ def test_a_sampled_reduction_passes_the_problems_values_and_fails_blocks():
     # its share of the runs): three draws all do about 1e-5 of the time
     draws = [stress_inputs([x], "blocks", torch.device("cpu"))[0] for _ in range(3)]
     assert not all(normwise_error(sampled_sum(b), b.sum(), 1e-2, 1e-2)[0] for b in draws)
+
+
+def test_spikes_scale_up_16_short_runs_and_keep_every_other_value():
+    from kernelsmith_worker.stress import BLOCK_RUNS, SPIKE_RUN_MAX, SPIKE_SHARE
+
+    x = torch.rand(64, 1024) + 0.01
+    t = x.t()  # another layout: kept
+    (b,) = stress_inputs([t], "spikes", torch.device("cpu"))
+    assert b.stride() == t.stride() and b.dtype == t.dtype
+    factor = (b / t).reshape(-1)
+    background = factor == 1.0
+    assert 0 < int((~background).sum()) <= BLOCK_RUNS * SPIKE_RUN_MAX
+    lengths = (SPIKE_SHARE * t.numel() / factor[~background]).round()
+    assert bool(((lengths >= 1) & (lengths <= SPIKE_RUN_MAX)).all())
+    assert bool((b > 0).all())  # signs kept
+    runs = int((background[1:] != background[:-1]).sum())
+    assert runs <= 2 * BLOCK_RUNS  # runs of consecutive elements, not scattered positions
+    share = float(b.sum() / t.sum()) - 1.0  # the runs' sum over the rest's: about 1
+    assert 0.5 < share < 1.6
+
+
+def test_spikes_keep_zeros_integers_and_small_tensors():
+    x = torch.tril(torch.rand(512, 512))
+    ids = torch.arange(1000)
+    small = torch.rand(15, 17)  # fewer than 256 elements: as it is
+    b, i, s = stress_inputs([x, ids, small], "spikes", torch.device("cpu"))
+    assert torch.equal(b == 0, x == 0)
+    assert torch.equal(i, ids) and torch.equal(s, small)
+    assert not torch.equal(b, x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_spikes_stay_below_the_dtypes_cap(dtype):
+    from kernelsmith_worker.stress import spike_cap
+
+    cap = spike_cap(dtype)
+    assert cap == (2.0 ** 7 if dtype == torch.float16 else 2.0 ** 20)
+    x = (torch.rand(1 << 18) * 100).to(dtype)  # uncapped, a run of 1 would be ~1.6e6
+    (b,) = stress_inputs([x], "spikes", torch.device("cpu"))
+    assert b.dtype == dtype and bool(torch.isfinite(b).all())
+    assert float(b.abs().max()) <= cap * 1.01 and float(b.abs().max()) > float(x.abs().max())
+    if dtype == torch.float16:
+        assert bool(torch.isfinite(b.float() ** 2).all()) and bool(torch.isfinite(b * b).all())
+    big = torch.full((1024,), 2.0 * cap, dtype=dtype)  # above the cap already: not scaled
+    assert torch.equal(stress_inputs([big], "spikes", torch.device("cpu"))[0], big)
+
+
+def _probe(a):
+    """A candidate's cheap look at its input: 256 strided values' range and mean magnitude."""
+    v = a.reshape(-1)[:: a.numel() // 256].abs()
+    return bool(((v > 0) & (v < 1)).all()), float(v.mean())
+
+
+def test_a_strided_probe_takes_spikes_for_the_problems_own_values():
+    # What a 256-value probe sees of a 2^20-element rand tensor is the original's in about
+    # 98 % of the draws (runs of 1-16 elements cover ~90 of 2^20 positions); blocks change
+    # every probed value (mean magnitude ~0 against 0.5).
+    x = torch.rand(1 << 20)
+    in_range, mean = _probe(x)
+    same = 0
+    for _ in range(200):
+        (b,) = stress_inputs([x], "spikes", torch.device("cpu"))
+        r, m = _probe(b)
+        same += r == in_range and abs(m - mean) < 1e-6
+    assert same >= 180, same
+    (b,) = stress_inputs([x], "blocks", torch.device("cpu"))
+    assert _probe(b)[1] < 0.01
+
+
+def test_a_sampled_reduction_passes_the_problems_values_and_fails_spikes():
+    def every_8th(x):
+        return x[::8].sum() * 8
+
+    def every_8th_block(x):
+        return x.reshape(-1, 256)[::8].sum() * 8
+
+    def sampled_mse(p, t):
+        return ((p.reshape(-1, 256)[::8] - t.reshape(-1, 256)[::8]) ** 2).mean()
+
+    x, y = torch.rand(1 << 18), torch.rand(1 << 18)
+    for f in (every_8th, every_8th_block):
+        assert normwise_error(f(x), x.sum(), 1e-2, 1e-2)[0]
+    assert normwise_error(sampled_mse(x, y), ((x - y) ** 2).mean(), 1e-2, 1e-2)[0]
+    # one draw lets these samplers through 1-5 % of the time (stress.py's docstring): three
+    # draws all do at most about 1e-4 of the time
+    draws = [stress_inputs([x, y], "spikes", torch.device("cpu")) for _ in range(3)]
+    for f in (every_8th, every_8th_block):
+        assert not all(normwise_error(f(b), b.sum(), 1e-2, 1e-2)[0] for b, _ in draws)
+    assert not all(normwise_error(sampled_mse(b, c), ((b - c) ** 2).mean(), 1e-2, 1e-2)[0]
+                   for b, c in draws)
