@@ -137,7 +137,7 @@ class _Evaluation:
         runs = self._case_runs(problem, rec)
         with kernel_log.names_run(self.dev) as names:  # the reference's timed blocks read these
             for run in runs:
-                run.trials.prepare(max(req.trials, 2))
+                run.trials.prepare(max(req.trials, 2), mark)
         self.reference_kernels = names[0]
         mark("trials")
         if req.timing:  # roofline: the reference's work, before any candidate code runs

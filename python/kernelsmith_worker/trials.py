@@ -194,19 +194,25 @@ class Trials:
                                    errors.traceback_tail(e), True) from e
             return None
 
-    def prepare(self, trials: int) -> None:
+    def prepare(self, trials: int, mark: Callable[[str], None] = lambda name: None) -> None:
         """Inputs and reference outputs of trials 0..trials-1 and of the stress trials, made
         now: called before the candidate is imported, so nothing it installs in the process
-        can touch them (as long as they fit in the input cache)."""
+        can touch them (as long as they fit in the input cache). `mark` books the phases
+        (trials, value domain, stress)."""
         observer = value_domain.Observer(self._dev)
         for i in range(trials):
             self._host_reference(i)
+            mark("trials")
             observer.add(self.pristine(i).inputs)
+            mark("value_domain")
         self._ref_ops = self.pristine(0).ops
         self._observer, self.domain = observer, observer.domain(self._ref_ops)
+        mark("value_domain")
         for kind in STRESS_KINDS:
             self.stress(kind)
+            mark("stress")
         poison_free_blocks(self._dev)
+        mark("poison_free_blocks")
 
     def draw_fresh(self) -> None:
         """Fresh get_inputs() draws for the timing stage's slots (fresh_draws.py) into
