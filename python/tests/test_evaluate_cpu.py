@@ -23,7 +23,8 @@ def test_softmax_example_cpu_candidate_is_ok(worker_ctx):
     assert not poisoned
     assert events.log == ["stage:load", "stage:correctness", "stage:audit"]
     load = result["stages"]["load"]["phases_s"]  # no timing: no fresh draws, no roofline
-    assert list(load) == ["reference_model", "trials", "import", "construct"]
+    assert list(load) == ["reference_model", "trials", "value_domain", "stress",
+                         "poison_free_blocks", "import", "construct"]
     assert all(v >= 0 for v in load.values())
     assert sum(load.values()) <= result["stages"]["load"]["duration_s"] + 1e-3
     corr = result["stages"]["correctness"]
