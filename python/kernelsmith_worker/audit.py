@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import library_code, opclass
+from kernelsmith_worker import library_code, opclass, pc_sample
 from kernelsmith_worker.correctness import (WEAK_FOLLOW, CorrectnessOutcome, Tolerance,
                                             TrialSource, compare_outputs)
 from kernelsmith_worker.findings import finding
@@ -251,6 +251,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
     per_call_launches: int | None = None  # device launches of one forward (CUDA only)
     names = set(a.recorder.names())
     share: float | None = None
+    cpu_samples: dict[str, Any] | None = None
     # 2. Device time share (and kernels the hooks cannot see: CUDA C++).
     if a.dev.type == "cuda":
         from kernelsmith_worker.gpu_profile import profile_forward
@@ -291,6 +292,12 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
                                                      all_threads=True)))
         if a.backend == "cpu" and not a.interpret:
             share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))
+            # where forward's CPU time goes, by program counter (pc_sample.py)
+            args = clone_args(a.source.pristine(0).inputs)
+            sampled = pc_sample.sample(lambda: a.run_candidate(args))
+            cpu_samples = None if sampled is None else sampled.record()
+            findings.extend(finding(kind, detail, "reject")
+                            for kind, detail in pc_sample.findings(sampled))
     # 3. Rules.
     if launches == 0:
         findings.append(finding("no_custom_kernel", "forward launched no custom kernel "
@@ -324,6 +331,8 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         "custom_launches_per_call": per_call_launches,
         "custom_device_share": None if share is None else round(share, 4),
     }
+    if cpu_samples is not None:
+        record["cpu_samples"] = cpu_samples
     return record, findings
 
 

@@ -29,6 +29,7 @@ from kernelsmith_worker.event_watch import EventWatch
 from kernelsmith_worker.findings import Hacked, finding, rejects, verdict
 from kernelsmith_worker.inputs import clone_args, default_budget, to_device
 from kernelsmith_worker.loader import Candidate, LoadError, Problem
+from kernelsmith_worker.os_threads import ThreadWatch, outlived
 from kernelsmith_worker.phase_marks import Marks
 from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
@@ -72,6 +73,7 @@ class _Evaluation:
     roofline: RooflineProbe | None = None  # the speed-of-light record (timed requests)
     runs: list[CaseRun] = field(default_factory=list)  # the declared input cases, if any
     case: CaseRun | None = None  # the case whose stages run now (declared cases only)
+    threads: ThreadWatch | None = None  # the threads alive before the candidate's import
 
     # --- bookkeeping -------------------------------------------------------------------------
     def fail(self, status: str, message: str, poisoned: bool = False) -> None:
@@ -155,6 +157,7 @@ class _Evaluation:
             self._load_baseline(rec)
             checks = CandidateChecks.before_import(ctx.guard, self.dev, ctx.device_state,
                                                    ctx.signal_state)
+            self.threads = checks.native
             candidate = ctx.loader.load_candidate(req.candidate_path, req.candidate_source)
         except LoadError as e:
             self._load_failed(rec, e)
@@ -580,6 +583,7 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
         ev.fail("infra_error", f"worker error: {errors.describe(e)}", errors.is_cuda_poison(e))
     finally:
         ev.refused_library_code()
+        ev.poisoned = outlived(ev.threads) or ev.poisoned  # the result stands
         ctx.loader.cleanup()
         unrestored = ctx.guard.restore()
         if unrestored:  # the result stands; the worker is not reused

@@ -30,6 +30,19 @@ LOADER_SYMBOLS: frozenset[str] = frozenset(
     _dl_debug_state""".split()
 )
 
+# What a kernel has no use for and a cheat does: handlers and signals that run code (its own,
+# or a stalled interpreter) in the middle of the evaluator's work, timers, raw system calls,
+# the interpreter's C API (the GIL held from a native thread), and rewriting or reading
+# another part of the process's memory protections.
+PROCESS_CONTROL: frozenset[str] = frozenset(
+    """signal sigaction __sigaction sigset bsd_signal sysv_signal __sysv_signal siginterrupt
+    sigaltstack setitimer alarm ualarm timer_create timer_settime timerfd_create
+    timerfd_settime pthread_sigmask sigprocmask raise kill killpg pthread_kill tgkill tkill
+    sigqueue pthread_sigqueue signalfd sigwait sigwaitinfo sigtimedwait sigsuspend syscall
+    mprotect pkey_mprotect ptrace process_vm_readv process_vm_writev prctl""".split()
+)
+_PYTHON_API_RE = re.compile(r"^_?Py[A-Z_]")
+
 _BLAS_ROUTINES = (
     "gemm|gemmt|gemm3m|gemv|gbmv|symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm|symv|hemv|sbmv|"
     "hbmv|spmv|hpmv|trmv|trsv|tbmv|tbsv|tpmv|tpsv|ger|geru|gerc|syr|syr2|her|her2|spr|spr2|"
@@ -60,6 +73,10 @@ def forbidden(symbol: str, in_source: bool = False) -> str | None:
     name = symbol.split("@", 1)[0]
     if name in LOADER_SYMBOLS:
         return "run-time symbol lookup"
+    if not in_source and name in PROCESS_CONTROL:
+        return "signals, timers, system calls or memory protection"
+    if not in_source and _PYTHON_API_RE.match(name):
+        return "the interpreter's C API"
     m = _LIBRARY_RE.search(name)
     if m and (not in_source or m.group(0) != name or _SOURCE_BLAS_RE.match(name)):
         return "BLAS/LAPACK/vendor library routine"
@@ -89,9 +106,38 @@ def undefined_symbols(path: Path) -> tuple[str, ...]:
 
 
 def library_findings(path: Path) -> list[str]:
-    """'symbol (why)' for each forbidden symbol the library imports."""
-    return sorted({f"{s.split('@', 1)[0]} ({why})" for s in undefined_symbols(path)
-                   if (why := forbidden(s)) is not None})
+    """'symbol (why)' for each forbidden symbol the library imports, and its machine code's
+    own system call instructions."""
+    found = {f"{s.split('@', 1)[0]} ({why})" for s in undefined_symbols(path)
+             if (why := forbidden(s)) is not None}
+    found.update(f"{insn} at {addr} (a system call made by the library's own machine code)"
+                 for addr, insn in system_calls(path)[:3])
+    return sorted(found)
+
+
+# x86-64 syscall/sysenter/int 0x80, AArch64 svc: the kernel reached without libc's wrappers
+# (whose names the import check sees).
+_SYSCALL_INSN_RE = re.compile(
+    r"^\s*([0-9a-f]+):\s+(syscall|sysenter|int\s+\$0x80|svc)\b", re.M)
+
+
+@functools.lru_cache(maxsize=64)
+def _system_calls(path: str, mtime_ns: int) -> tuple[tuple[str, str], ...]:
+    try:
+        out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
+                             text=True, timeout=120, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolMissing(f"cannot run objdump (binutils) to check {path}: {e}; install "
+                          "binutils") from e
+    if out.returncode != 0:
+        raise ToolMissing(f"objdump -d {path} failed: {out.stderr.strip()[:300]}")
+    return tuple((m.group(1), " ".join(m.group(2).split()))
+                 for m in _SYSCALL_INSN_RE.finditer(out.stdout))
+
+
+def system_calls(path: Path) -> tuple[tuple[str, str], ...]:
+    """(address, instruction) of each system call instruction in the library's code."""
+    return _system_calls(str(path), path.stat().st_mtime_ns)
 
 
 _CXX_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)

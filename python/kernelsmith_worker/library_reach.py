@@ -11,7 +11,8 @@ resolves, not how it is spelled:
   by candidate code is resolved here as well (dlsym on the same handle) and the library that
   holds the symbol is named by the dynamic loader (dladdr); one outside the runtime is a
   reject (`library_code`), and so is a lookup of the loader's own functions (dlsym through
-  ctypes would find anything without another audit event);
+  ctypes would find anything without another audit event), of the signal, timer, system call
+  and memory protection functions, and of the interpreter's C API (library_code.py's lists);
 - candidate code opening the process's memory map or a shared library's file (to find a
   symbol's address without dlsym) is the same reach;
 - a cpu_ext library may depend only on runtime libraries (its DT_NEEDED entries), and each
@@ -111,8 +112,10 @@ def is_runtime(path: str) -> bool:
 
 def foreign(handle: int | None, name: str) -> str | None:
     """Why looking `name` up in `handle` reaches library code, or None."""
-    if name.split("@", 1)[0] in library_code.LOADER_SYMBOLS:
-        return "run-time symbol lookup"
+    why = library_code.forbidden(name)
+    if why in ("run-time symbol lookup", "signals, timers, system calls or memory protection",
+               "the interpreter's C API"):
+        return why
     where = provider(lookup(handle, name))
     if where is not None and not is_runtime(where):
         return f"defined by {os.path.basename(where)}"

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors, library_reach
+from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors, library_reach, pc_sample
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
                                        device_info, hello_message)
@@ -88,6 +88,8 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     time_pair, time_alone, why = load_time_pair()
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
     library_reach.install()  # ctypes lookups and map reads by candidate code, from import on
+    if not pc_sample.install():  # the CPU sampler's SIGPROF handler, before the signal snapshot
+        print(f"kernelsmith_worker: {pc_sample._Sampler.why_not}", file=sys.stderr, flush=True)
     clock.mark("backends, launch hooks, timing")
     # CPU timings: both sides the same threads, on a GPU host too (a cpu-backend candidate
     # there is held to the same budget); before the snapshot, which watches it

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import sys
 import threading
 from typing import Iterator
 
@@ -119,14 +120,30 @@ class ThreadWatch:
     def new(self) -> list[str]:
         """'name (tid N)' of each thread alive now that is neither known nor a Python thread
         (those have their own check); none while there are no more than `allowed`."""
+        found = self.left()
+        return found if len(found) > self._allowed else []
+
+    def left(self) -> list[str]:
+        """new()'s threads, however many: at the end of a request, the allowed pool too (a
+        thread that outlives its request would be taken for the evaluator's by the next)."""
         if not self._threads:
             return []
         python = {t.native_id for t in _enumerate() if t.native_id is not None}
-        found = [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
-                 if tid not in self._known and tid not in python and tid not in _evaluator.tids]
-        return found if len(found) > self._allowed else []
+        return [f"{name or '?'} (tid {tid})" for tid, name in sorted(os_threads().items())
+                if tid not in self._known and tid not in python and tid not in _evaluator.tids]
 
     def new_children(self) -> list[str]:
         """'name (pid N)' of each live child process that was not alive when it was made."""
         return [f"{name or '?'} (pid {pid})" for pid, name in sorted(live_children().items())
                 if pid not in self._children]
+
+
+def outlived(watch: ThreadWatch | None) -> bool:
+    """Whether candidate threads outlive the request `watch` was made for (said on stderr):
+    the worker is then replaced, since the next request would take them for the
+    evaluator's own and not count their CPU time."""
+    left = watch.left() if watch is not None else []
+    if left:
+        print(f"candidate threads still alive after the request ({', '.join(left[:4])}): "
+              "the worker is replaced", file=sys.stderr, flush=True)
+    return bool(left)

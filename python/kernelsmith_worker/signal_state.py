@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 
+from kernelsmith_worker import pc_sample
 from kernelsmith_worker.event_watch import unwatched
 
 _TIMERS = (("ITIMER_REAL", signal.ITIMER_REAL), ("ITIMER_VIRTUAL", signal.ITIMER_VIRTUAL),
@@ -84,6 +85,8 @@ class SignalState:
         """What differs from the state at construction, each put back where possible."""
         out: list[str] = []
         for name, which in _TIMERS:
+            if which == signal.ITIMER_PROF and pc_sample.recording():
+                continue  # the CPU sampler's own timer (pc_sample.py), disarmed after it
             delay, interval = signal.getitimer(which)
             if delay or interval:
                 out.append(f"interval timer {name} armed ({delay:.4f} s, every {interval:.4f} s)")

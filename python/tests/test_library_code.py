@@ -77,3 +77,54 @@ def test_python_code_naming_routines():
     found = library_code.python_findings(src)
     assert found == ["line 3: sgemm_ (BLAS/LAPACK/vendor library routine)",
                      "line 4: cblas_sgemm (BLAS/LAPACK/vendor library routine)"]
+
+
+SIGNALLER = r"""
+#include <signal.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+static void on(int) {}
+extern "C" int arm() {
+  struct sigaction sa{};
+  sa.sa_handler = on;
+  sigaction(SIGUSR2, &sa, nullptr);
+  return (int)syscall(SYS_tgkill, getpid(), getpid(), SIGUSR2);
+}
+"""
+RAW_SYSCALL = r"""
+extern "C" long my_pid() {
+  long ret;
+#if defined(__x86_64__)
+  asm volatile("syscall" : "=a"(ret) : "a"(39L) : "rcx", "r11", "memory");
+#else
+  ret = 0;
+#endif
+  return ret;
+}
+"""
+GIL = r"""
+extern "C" int PyGILState_Ensure();
+extern "C" void PyGILState_Release(int);
+extern "C" void hold() { PyGILState_Release(PyGILState_Ensure()); }
+"""
+
+
+def test_signals_syscalls_and_the_interpreter_api_are_refused(cache):
+    found = library_code.library_findings(cpu_ext.build("signaller", SIGNALLER)[0])
+    assert any(f.startswith("sigaction ") for f in found), found
+    assert any(f.startswith("syscall ") for f in found), found
+    found = library_code.library_findings(cpu_ext.build("gil", GIL)[0])
+    assert any(f.startswith("PyGILState_Ensure (the interpreter") for f in found), found
+    for name in ("tgkill", "pthread_sigmask", "mprotect", "setitimer", "PyEval_SaveThread"):
+        assert library_code.forbidden(name), name
+    # in C++ source the words are ordinary names (a variable called signal is fine)
+    assert library_code.forbidden("signal", in_source=True) is None
+
+
+@pytest.mark.skipif(__import__("platform").machine() != "x86_64", reason="x86-64 asm")
+def test_a_system_call_instruction_in_the_library_is_refused(cache):
+    path, _ = cpu_ext.build("raw_syscall", RAW_SYSCALL)
+    assert [insn for _, insn in library_code.system_calls(path)] == ["syscall"]
+    assert any("system call made by the library" in f
+               for f in library_code.library_findings(path))
+    assert library_code.system_calls(cpu_ext.build("own_gemm", HONEST)[0]) == ()

@@ -8,7 +8,7 @@ import torch
 from kernelsmith_worker import cpu_ext
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
-from kernelsmith_worker.os_threads import ThreadWatch, os_threads
+from kernelsmith_worker.os_threads import ThreadWatch, os_threads, outlived
 from kernelsmith_worker.runner import CandidateChecks
 
 _SOURCE = r"""
@@ -54,6 +54,20 @@ def test_a_native_thread_is_seen_and_python_threads_are_left_to_their_own_check(
     finally:
         ev.set()
         t.join()
+
+
+def test_an_allowed_pool_that_outlives_its_request_retires_the_worker(native_lib, capsys):
+    watch = ThreadWatch(allowed=1)
+    assert not outlived(watch) and not outlived(None)
+    assert native_lib.ks_test_start() == 0
+    try:
+        assert watch.new() == []  # within the budget while the request runs
+        assert len(watch.left()) == 1
+        assert outlived(watch)  # but not past its end
+        assert "the worker is replaced" in capsys.readouterr().err
+    finally:
+        native_lib.ks_test_stop()
+    assert not outlived(watch)
 
 
 def test_allow_current_accepts_the_evaluators_own_threads(native_lib):

@@ -1,0 +1,186 @@
+"""Where a cpu-backend candidate's CPU time goes, read from the program counter.
+
+The audit names the torch ops forward dispatches, and library_reach.py refuses the ways a
+candidate can look a library routine up. Neither sees machine code that reaches a routine
+some other way (an address computed from the loader's own structures, say). What the CPU
+executes cannot hide, though: pc_sample.cpp's SIGPROF handler, driven by ITIMER_PROF (the
+process's CPU time, every thread), records the interrupted program counter, and the dynamic
+loader names the library and the nearest exported symbol of each (dladdr). libtorch_cpu.so
+exports its MKL's internals (mkl_blas_avx2_sgemm_kernel_..., 23,000 mkl_ names), Sleef's
+and oneDNN's, so the samples that land in a math library's routines are counted:
+
+- `library_code` (reject): at least MIN_SAMPLES samples and LIBRARY_SHARE of forward's
+  samples in math-library code (BLAS/LAPACK/VML, Sleef, oneDNN, FBGEMM, XNNPACK, cuBLAS,
+  OpenBLAS, ...). An honest cpu_ext kernel runs its own code, libgomp, libm and libc, and
+  the torch ops a kernel may call in forward (allocation, views, copies) are not math;
+- `evaluator_tampering` (reject): far fewer samples than the CPU time forward used (the
+  handler replaced, or SIGPROF blocked in every thread that ran), measured against the rate
+  this worker saw when it started.
+
+Blocked signals coalesce: a candidate that blocks SIGPROF around library calls each shorter
+than the kernel's tick (1-4 ms) and unblocks between them takes one signal per window, at
+the unblocking instruction in its own code, and is not seen; a kernel-side sampler
+(perf_event_open, which the process cannot block) would see it.
+
+The handler is installed when the worker starts (before the signal snapshot) and records
+only while `sample` runs; nothing is sampled where the library cannot be built (no C++
+compiler: cpu_ext cannot build the candidate either).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernelsmith_worker import library_code, library_reach
+
+INTERVAL_US = 1000  # the timer's period; the kernel fires it at its own tick at the finest
+MIN_SAMPLES = 5
+LIBRARY_SHARE = 0.2
+MISSING_SHARE = 0.5  # fewer than this share of the expected samples: the sampler was evaded
+MIN_EXPECTED = 20  # ... judged only where at least this many were expected
+SAMPLE_CPU_S = 0.25  # forward is called until it has used this much CPU time, or
+SAMPLE_CALLS = 64  # this many calls, or
+SAMPLE_WALL_S = 3.0  # this much wall time
+
+_SOURCE = Path(__file__).with_name("pc_sample.cpp")
+# Math libraries by file, and math routines by exported name inside bundling libraries.
+_MATH_LIBRARY_RE = re.compile(
+    r"^lib(?:mkl|openblas|scipy_openblas|blas|cblas|lapack|flexiblas|blis|cublas|cublasLt|"
+    r"cudnn|dnnl|mkldnn|xsmm|armpl|sleef|fftw|cufft|cusolver|cusparse)", re.IGNORECASE)
+_MATH_SYMBOL_RE = re.compile(
+    r"^(?:mkl_|MKL_|Sleef_|xnn_|nnp_|pytorch_q8|qnnp_|_ZN6fbgemm|_ZN4dnnl|_ZN6mkldnn|"
+    r"_ZN4sgemm|cblas_|LAPACKE_|openblas_|gotoblas|vm?[sdcz][A-Z][a-z])")
+
+
+@dataclass
+class Samples:
+    """What one sampled run of forward showed."""
+
+    signals: int = 0  # SIGPROF signals taken (samples recorded: up to the buffer's size)
+    cpu_s: float = 0.0
+    calls: int = 0
+    where: Counter = field(default_factory=Counter)  # (library, symbol) -> samples
+    math: Counter = field(default_factory=Counter)  # the math-library ones
+
+    def record(self) -> dict[str, Any]:
+        total = sum(self.where.values())
+        return {"samples": total, "signals": self.signals, "cpu_s": round(self.cpu_s, 4),
+                "calls": self.calls, "math_samples": sum(self.math.values()),
+                "top": [f"{lib}:{sym} {n}" for (lib, sym), n in self.where.most_common(5)]}
+
+
+class _Sampler:
+    lib: Any = None
+    active: bool = False  # between begin and end: ITIMER_PROF is the sampler's
+    rate: float = 0.0  # samples per CPU second seen at start
+    why_not: str = "not started"
+
+
+def is_math(library: str, symbol: str) -> bool:
+    """A sample in `symbol` of `library` (basename) ran a math library's routine."""
+    if library_reach.is_runtime(library):
+        return False
+    return bool(_MATH_LIBRARY_RE.match(library) or _MATH_SYMBOL_RE.match(symbol)
+                or library_code.forbidden(symbol) == "BLAS/LAPACK/vendor library routine")
+
+
+def where(pc: int) -> tuple[str, str]:
+    """(library basename, nearest exported symbol) of a program counter."""
+    info = library_reach._DlInfo()
+    if not pc or not library_reach._DLADDR(ctypes.c_void_p(pc), ctypes.byref(info)):
+        return "?", "?"
+    lib = os.path.basename(info.dli_fname.decode(errors="replace")) if info.dli_fname else "?"
+    sym = info.dli_sname.decode(errors="replace") if info.dli_sname else "?"
+    return lib, sym
+
+
+def install() -> bool:
+    """Builds and loads the handler (cached like cpu_ext libraries), installs it and measures
+    the samples per CPU second. Once per worker, before any candidate code."""
+    if _Sampler.lib is not None:
+        return True
+    from kernelsmith_worker import cpu_ext
+
+    try:
+        path, _ = cpu_ext.build("ks_pc_sample", _SOURCE.read_text(),
+                                extra_cflags=["-fvisibility=hidden"], openmp=False)
+        lib = ctypes.CDLL(str(path))
+        lib.ks_pc_samples.restype = ctypes.POINTER(ctypes.c_uint64)
+        if lib.ks_pc_install() != 0:
+            raise OSError("sigaction(SIGPROF) failed")
+    except (cpu_ext.CompileError, OSError) as e:
+        _Sampler.why_not = f"the CPU sampler could not start: {e}"[:500]
+        return False
+    _Sampler.lib = lib
+    spin = _run(lambda: sum(i * i for i in range(20000)), cpu_s=0.1, calls=10_000,
+                wall_s=2.0)
+    _Sampler.rate = spin.signals / spin.cpu_s if spin.cpu_s > 0 else 0.0
+    return True
+
+
+def _run(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Samples:
+    lib = _Sampler.lib
+    out = Samples()
+    if lib.ks_pc_begin(INTERVAL_US) != 0:
+        out.signals = -1  # the handler is no longer ours
+        return out
+    _Sampler.active = True
+    c0, w0 = time.process_time(), time.perf_counter()
+    try:
+        while out.calls < calls:
+            call()
+            out.calls += 1
+            if time.process_time() - c0 >= cpu_s or time.perf_counter() - w0 >= wall_s:
+                break
+    finally:
+        out.signals = lib.ks_pc_end()
+        out.cpu_s = time.process_time() - c0
+        _Sampler.active = False
+    pcs = lib.ks_pc_samples()
+    for i in range(min(out.signals, 1 << 16)):
+        lib_sym = where(int(pcs[i]))
+        out.where[lib_sym] += 1
+        if is_math(*lib_sym):
+            out.math[lib_sym] += 1
+    return out
+
+
+def recording() -> bool:
+    """Whether the sampler's timer (ITIMER_PROF) is armed now: not a candidate's timer."""
+    return _Sampler.active
+
+
+def sample(call: Callable[[], Any]) -> Samples | None:
+    """Calls `call` (forward) under the sampler; None where the sampler did not start."""
+    if _Sampler.lib is None:
+        return None
+    return _run(call, SAMPLE_CPU_S, SAMPLE_CALLS, SAMPLE_WALL_S)
+
+
+def findings(s: Samples | None) -> list[tuple[str, str]]:
+    """(kind, detail) rejects for what a sampled forward showed."""
+    if s is None:
+        return []
+    if s.signals < 0:
+        return [("evaluator_tampering", "the CPU sampler's SIGPROF handler was replaced: "
+                 "forward's CPU time could not be attributed")]
+    out: list[tuple[str, str]] = []
+    total, math = sum(s.where.values()), sum(s.math.values())
+    if math >= MIN_SAMPLES and math >= LIBRARY_SHARE * total:
+        shown = ", ".join(f"{lib}:{sym[:60]} x{n}" for (lib, sym), n in s.math.most_common(3))
+        out.append(("library_code", f"{math} of forward's {total} CPU samples ran in math "
+                    f"library routines ({shown}): a kernel must compute with its own code"))
+    expected = s.cpu_s * _Sampler.rate
+    if expected >= MIN_EXPECTED and s.signals < MISSING_SHARE * expected:
+        out.append(("evaluator_tampering", f"forward used {s.cpu_s * 1e3:.0f} ms of CPU time "
+                    f"but the CPU sampler saw {s.signals} of about {expected:.0f} samples: "
+                    "SIGPROF blocked or taken in the threads that ran"))
+    return out
