@@ -31,14 +31,15 @@ LOADER_SYMBOLS: frozenset[str] = frozenset(
 )
 
 # What a kernel has no use for and a cheat does: handlers and signals that run code (its own,
-# or a stalled interpreter) in the middle of the evaluator's work, timers, raw system calls,
-# the interpreter's C API (the GIL held from a native thread), and rewriting or reading
-# another part of the process's memory protections.
+# or a stalled interpreter) in the middle of the evaluator's work, timers, the interpreter's
+# C API (the GIL held from a native thread), memory protections and other processes' memory.
+# Not syscall(): libstdc++ 13's headers call it for futexes (std::thread, mutexes), so a
+# handler installed through syscall(SYS_rt_sigaction) is not seen here.
 PROCESS_CONTROL: frozenset[str] = frozenset(
     """signal sigaction __sigaction sigset bsd_signal sysv_signal __sysv_signal siginterrupt
     sigaltstack setitimer alarm ualarm timer_create timer_settime timerfd_create
     timerfd_settime pthread_sigmask sigprocmask raise kill killpg pthread_kill tgkill tkill
-    sigqueue pthread_sigqueue signalfd sigwait sigwaitinfo sigtimedwait sigsuspend syscall
+    sigqueue pthread_sigqueue signalfd sigwait sigwaitinfo sigtimedwait sigsuspend
     mprotect pkey_mprotect ptrace process_vm_readv process_vm_writev prctl""".split()
 )
 _PYTHON_API_RE = re.compile(r"^_?Py[A-Z_]")

@@ -13,8 +13,8 @@ resolves, not how it is spelled:
   reject (`library_code`), and so is a lookup of the loader's own functions (dlsym through
   ctypes would find anything without another audit event), of the signal, timer, system call
   and memory protection functions, and of the interpreter's C API (library_code.py's lists);
-- candidate code opening the process's memory map or a shared library's file (to find a
-  symbol's address without dlsym) is the same reach;
+- candidate code opening the process's memory map or a shared library's file other than its
+  own cpu_ext builds (to find a symbol's address without dlsym) is the same reach;
 - a cpu_ext library may depend only on runtime libraries (its DT_NEEDED entries), and each
   symbol it imports that the process's global scope already defines must come from one.
 
@@ -102,12 +102,14 @@ def is_runtime(path: str) -> bool:
     base = os.path.basename(path)
     if _RUNTIME_RE.match(base) or base.startswith("python"):
         return True
-    real = os.path.realpath(path)
-    if real == os.path.realpath(sys.executable):
-        return True
-    from kernelsmith_worker.cpu_ext import cache_root  # cpu_ext imports library_code
+    return os.path.realpath(path) == os.path.realpath(sys.executable) or _own_build(path)
 
-    return real.startswith(os.path.realpath(cache_root()) + os.sep)
+
+def _own_build(path: str) -> bool:
+    """A cpu_ext build (the candidate's own library): its file may be read."""
+    from kernelsmith_worker.cpu_ext import cache_root  # cpu_ext imports this module
+
+    return os.path.realpath(path).startswith(os.path.realpath(cache_root()) + os.sep)
 
 
 def foreign(handle: int | None, name: str) -> str | None:
@@ -176,7 +178,8 @@ _busy = False
 def _opened(path: Any) -> str | None:
     if isinstance(path, bytes):
         path = path.decode(errors="replace")
-    if isinstance(path, str) and (_MAPS_RE.match(path) or _SHARED_OBJECT_RE.search(path)) \
+    if isinstance(path, str) and (_MAPS_RE.match(path) or (
+            _SHARED_OBJECT_RE.search(path) and not _own_build(path))) \
             and _candidate_caller(sys._getframe(2)):
         return (f"the candidate's code opened {path[:160]}: reading the process's memory map "
                 "or a library's file finds library code by address")

@@ -13,14 +13,18 @@ and oneDNN's, so the samples that land in a math library's routines are counted:
   samples in math-library code (BLAS/LAPACK/VML, Sleef, oneDNN, FBGEMM, XNNPACK, cuBLAS,
   OpenBLAS, ...). An honest cpu_ext kernel runs its own code, libgomp, libm and libc, and
   the torch ops a kernel may call in forward (allocation, views, copies) are not math;
-- `evaluator_tampering` (reject): far fewer samples than the CPU time forward used (the
-  handler replaced, or SIGPROF blocked in every thread that ran), measured against the rate
-  this worker saw when it started.
+- `evaluator_tampering` (reject): the handler replaced, or far fewer samples than the CPU
+  time forward used, measured against the rate this worker saw when it started. The signal
+  is the process's: where the computing thread blocks it, another thread that does not
+  (torch's idle pool) takes it, with that thread's program counter, so only a process whose
+  every thread blocks it loses samples; a per-thread CPU timer (timer_create on each
+  thread's CPU clock) would keep them apart.
 
-Blocked signals coalesce: a candidate that blocks SIGPROF around library calls each shorter
-than the kernel's tick (1-4 ms) and unblocks between them takes one signal per window, at
-the unblocking instruction in its own code, and is not seen; a kernel-side sampler
-(perf_event_open, which the process cannot block) would see it.
+Not seen, then: a candidate that blocks SIGPROF in the thread that runs library code (its
+samples go to other threads, or coalesce to one per window taken at the unblocking
+instruction); a kernel-side sampler (perf_event_open, which the process cannot block)
+would see it. cpu_ext libraries may not import pthread_sigmask or sigprocmask
+(library_code.py), so the blocking itself needs a raw system call.
 
 The handler is installed when the worker starts (before the signal snapshot) and records
 only while `sample` runs; nothing is sampled where the library cannot be built (no C++

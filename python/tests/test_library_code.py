@@ -112,7 +112,7 @@ extern "C" void hold() { PyGILState_Release(PyGILState_Ensure()); }
 def test_signals_syscalls_and_the_interpreter_api_are_refused(cache):
     found = library_code.library_findings(cpu_ext.build("signaller", SIGNALLER)[0])
     assert any(f.startswith("sigaction ") for f in found), found
-    assert any(f.startswith("syscall ") for f in found), found
+    assert not any(f.startswith("syscall ") for f in found), found  # std::thread's futexes
     found = library_code.library_findings(cpu_ext.build("gil", GIL)[0])
     assert any(f.startswith("PyGILState_Ensure (the interpreter") for f in found), found
     for name in ("tgkill", "pthread_sigmask", "mprotect", "setitimer", "PyEval_SaveThread"):

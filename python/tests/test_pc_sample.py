@@ -67,14 +67,13 @@ def test_replaced_handler_is_tampering(sampler):
         assert pc_sample._Sampler.lib.ks_pc_install() == 0
 
 
-def test_blocked_signal_is_missing_samples(sampler):
-    def busy_blocked() -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF})
-        try:
-            sum(i * i for i in range(600000))  # ~10 ticks blocked: one signal comes
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGPROF})
-
-    s = sampler.sample(busy_blocked)
-    assert s.cpu_s * pc_sample._Sampler.rate >= pc_sample.MIN_EXPECTED, s.record()
-    assert "evaluator_tampering" in [k for k, _ in pc_sample.findings(s)], s.record()
+def test_missing_samples_are_tampering(sampler):
+    # Where the thread that computes blocks SIGPROF, the process-directed signal goes to
+    # another thread that does not (torch's idle pool on a GPU host): only a process whose
+    # every thread blocks it loses samples. The rule itself, on the counts:
+    few = pc_sample.Samples(signals=3, cpu_s=100 / pc_sample._Sampler.rate, calls=4)
+    assert [k for k, _ in pc_sample.findings(few)] == ["evaluator_tampering"]
+    enough = pc_sample.Samples(signals=80, cpu_s=100 / pc_sample._Sampler.rate, calls=4)
+    assert pc_sample.findings(enough) == []
+    short = pc_sample.Samples(signals=0, cpu_s=5 / pc_sample._Sampler.rate, calls=4)
+    assert pc_sample.findings(short) == []  # too little CPU time to judge
