@@ -43,6 +43,17 @@ class RecordingEvents:
         self.log.append("lease:release")
 
 
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    """A fresh cpu_ext build cache (KS_CACHE_DIR) and no refusals recorded, before and after."""
+    from kernelsmith_worker import library_code
+
+    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    library_code.clear()
+    yield tmp_path
+    library_code.clear()
+
+
 @pytest.fixture(scope="session")
 def worker_ctx(tmp_path_factory: pytest.TempPathFactory) -> WorkerContext:
     ctx = build_context(tmp_path_factory.mktemp("scratch"))

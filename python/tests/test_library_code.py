@@ -35,14 +35,6 @@ extern "C" void sgemm(const float* a, const float* b, float* c, int64_t n) {
 """
 
 
-@pytest.fixture()
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
-    library_code.clear()
-    yield tmp_path
-    library_code.clear()
-
-
 def test_names():
     assert library_code.forbidden("sgemm_") and library_code.forbidden("dlsym@GLIBC_2.34")
     assert library_code.forbidden("cblas_sgemm") and library_code.forbidden("mkl_malloc")

@@ -31,14 +31,6 @@ extern "C" void gemm1(const float* a, const float* b, float* c) {
 """
 
 
-@pytest.fixture()
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
-    library_code.clear()
-    yield tmp_path
-    library_code.clear()
-
-
 def test_runtime_libraries():
     for ok in ("/lib/x86_64-linux-gnu/libc.so.6", "libm.so.6", "libstdc++.so.6",
                "/usr/lib/libgomp.so.1", "torch/lib/libgomp-a34b3233.so.1", "libpython3.12.so",
