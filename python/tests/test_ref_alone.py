@@ -132,13 +132,14 @@ def test_cpu_measurement_is_the_timing_stages_sample():
                             inputs=timing.FixedInputs())
     fields, slowed = compare(alone, slow)
     assert slowed, fields
-    # four times the work reads as about four times the ratio. The honest ratio itself is not
+    # four times the work reads as a clearly larger ratio (1.9x and more seen under a loaded
+    # 2-core CI run, about 4x when idle). The honest ratio itself is not
     # bounded here: for this sub-millisecond reference of Python-level torch calls it read
     # 1.0-2.2 on 2-core VMs under a test run's load (the pair's other function leaves the
     # caches and the heap in another state); real references stay far lower (the CPU
     # corpus's largest honest ratio: 1.17), and a ratio over the threshold is only a reject
     # when the reference timed alone again after the timing stage is slower too.
-    assert fields["ref_alone_ratio"] > 2 * honest, (honest, fields["ref_alone_ratio"])
+    assert fields["ref_alone_ratio"] > 1.5 * honest, (honest, fields["ref_alone_ratio"])
 
 
 FAST_CPU = timing.TimingConfig(sample_budget_s=0.1, sample_max_s=0.2, min_samples=10,
