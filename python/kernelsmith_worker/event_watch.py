@@ -55,6 +55,7 @@ class EventWatch:
     `host_compute` (tensor data handed to NumPy or Python lists, seen with sys.setprofile).
     Events inside custom-kernel launches (`recorder.in_kernel()`) are the launcher's and are
     ignored. One audit hook per process (audit hooks cannot be removed); not thread-safe."""
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
 
     _current: EventWatch | None = None
     _hooked: bool = False

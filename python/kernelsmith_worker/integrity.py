@@ -7,7 +7,8 @@
   torch.linalg/special/fft and the `forward` of torch.nn's module classes: the reference
   computes with them, so a replaced one could slow the reference down,
 - the identity (and code object) of every function and class in the worker's own modules
-  (timing.py included) and the methods of those classes,
+  (timing.py included) and the methods of those classes, and by value (data_watch.py) their
+  module data, plain class data and default arguments,
 - global torch settings that change how fast or how exactly the *reference* runs
   (cuDNN/TF32/matmul precision/thread count/...).
 `changes()` lists what differs now; `restore()` puts the originals back so the worker can
@@ -32,6 +33,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker.after_import import after_import
+from kernelsmith_worker.data_watch import DataWatch
 from kernelsmith_worker.dynamo_wrapper import code_of, is_disable_wrapper, redirected
 from kernelsmith_worker.process_state import ProcessState
 
@@ -313,6 +315,7 @@ class IntegrityGuard:
         self._data: list[tuple[str, Any, str, Any, Any]] = [
             (label, mod, attr, vars(mod)[attr], _snapshot(vars(mod)[attr]))
             for label, mod, attr in _own_data(own_prefix)]
+        self._values = DataWatch(own_prefix, [d[:3] for d in self._data if d[4] is not _MISSING])
         self._settings = _settings()
         self._setting_values = {name: self._read(get) for name, (get, _) in self._settings.items()}
         self._state = ProcessState.capture()
@@ -386,6 +389,7 @@ class IntegrityGuard:
                 out.append(f"{label} was replaced")
             elif snap is not _MISSING and not _same(cur, snap):
                 out.append(f"{label} was modified")
+        out.extend(self._values.changes())
         for name, (get, _) in self._settings.items():
             now = self._read(get)
             if now != self._setting_values[name]:
@@ -419,6 +423,7 @@ class IntegrityGuard:
                     _refill(val, snap)
             except Exception as e:  # noqa: BLE001 - reported: the worker is replaced
                 failed.append(f"{label}: {type(e).__name__}: {e}")
+        failed.extend(self._values.restore())
         for name, (get, set_) in self._settings.items():
             want = self._setting_values[name]
             try:

@@ -79,6 +79,7 @@ class LaunchRecorder:
 
 class _Installed:
     """The recorder the hooks report to (one per process: the worker loop's)."""
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
 
     recorder: LaunchRecorder | None = None
     triton_patched: bool = False

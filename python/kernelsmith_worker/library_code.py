@@ -180,6 +180,7 @@ def python_findings(source: str) -> list[str]:
 class _Refused:
     """What was refused in this evaluation. Kept on a class, not in module data, because the
     integrity guard takes a change of the worker's module data for tampering."""
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
 
     items: list[str] = []
 

@@ -82,6 +82,7 @@ class Samples:
 
 
 class _Sampler:
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
     lib: Any = None
     active: bool = False  # between begin and end: ITIMER_PROF is the sampler's
     rate: float = 0.0  # samples per CPU second seen at start
