@@ -68,19 +68,26 @@ _SOURCE_BLAS_RE = re.compile(
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+# forbidden()'s reasons
+LOOKUP = "run-time symbol lookup"
+PROCESS = "signals, timers, system calls or memory protection"
+PYTHON_API = "the interpreter's C API"
+ROUTINE = "BLAS/LAPACK/vendor library routine"
+
+
 def forbidden(symbol: str, in_source: bool = False) -> str | None:
     """Why `symbol` (a C name a library imports, or a name in source text when `in_source`)
     must not be reached by a kernel, or None."""
     name = symbol.split("@", 1)[0]
     if name in LOADER_SYMBOLS:
-        return "run-time symbol lookup"
+        return LOOKUP
     if not in_source and name in PROCESS_CONTROL:
-        return "signals, timers, system calls or memory protection"
+        return PROCESS
     if not in_source and _PYTHON_API_RE.match(name):
-        return "the interpreter's C API"
+        return PYTHON_API
     m = _LIBRARY_RE.search(name)
     if m and (not in_source or m.group(0) != name or _SOURCE_BLAS_RE.match(name)):
-        return "BLAS/LAPACK/vendor library routine"
+        return ROUTINE
     return None
 
 

@@ -76,14 +76,19 @@ _DLSYM, _DLADDR = _loader()
 _GLOBAL = ctypes.CDLL(None)._handle  # dlopen(NULL): the process's global scope
 
 
+def locate(address: int | None) -> tuple[str | None, str | None]:
+    """(path of the shared object that holds `address`, nearest exported symbol), each None
+    where the loader does not know."""
+    info = _DlInfo()
+    if not address or not _DLADDR(ctypes.c_void_p(address), ctypes.byref(info)):
+        return None, None
+    return (info.dli_fname.decode(errors="replace") if info.dli_fname else None,
+            info.dli_sname.decode(errors="replace") if info.dli_sname else None)
+
+
 def provider(address: int | None) -> str | None:
     """The path of the shared object that holds `address`, or None."""
-    if not address:
-        return None
-    info = _DlInfo()
-    if not _DLADDR(ctypes.c_void_p(address), ctypes.byref(info)) or not info.dli_fname:
-        return None
-    return info.dli_fname.decode(errors="replace")
+    return locate(address)[0]
 
 
 def lookup(handle: int | None, name: str) -> int | None:
@@ -115,8 +120,7 @@ def _own_build(path: str) -> bool:
 def foreign(handle: int | None, name: str) -> str | None:
     """Why looking `name` up in `handle` reaches library code, or None."""
     why = library_code.forbidden(name)
-    if why in ("run-time symbol lookup", "signals, timers, system calls or memory protection",
-               "the interpreter's C API"):
+    if why in (library_code.LOOKUP, library_code.PROCESS, library_code.PYTHON_API):
         return why
     where = provider(lookup(handle, name))
     if where is not None and not is_runtime(where):

@@ -94,17 +94,13 @@ def is_math(library: str, symbol: str) -> bool:
     if library_reach.is_runtime(library):
         return False
     return bool(_MATH_LIBRARY_RE.match(library) or _MATH_SYMBOL_RE.match(symbol)
-                or library_code.forbidden(symbol) == "BLAS/LAPACK/vendor library routine")
+                or library_code.forbidden(symbol) == library_code.ROUTINE)
 
 
 def where(pc: int) -> tuple[str, str]:
     """(library basename, nearest exported symbol) of a program counter."""
-    info = library_reach._DlInfo()
-    if not pc or not library_reach._DLADDR(ctypes.c_void_p(pc), ctypes.byref(info)):
-        return "?", "?"
-    lib = os.path.basename(info.dli_fname.decode(errors="replace")) if info.dli_fname else "?"
-    sym = info.dli_sname.decode(errors="replace") if info.dli_sname else "?"
-    return lib, sym
+    path, sym = library_reach.locate(pc)
+    return (os.path.basename(path) if path else "?"), sym or "?"
 
 
 def install() -> bool:
