@@ -1,10 +1,12 @@
 // Where the process's CPU time goes: a SIGPROF handler that records the interrupted program
 // counter, driven by ITIMER_PROF (the process's CPU time, all threads). The handler is
 // installed once, before any candidate code runs; it records only between ks_pc_begin and
-// ks_pc_end. Loaded by pc_sample.py.
+// ks_pc_end, with the thread that took each signal. Loaded by pc_sample.py.
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -13,6 +15,7 @@
 namespace {
 constexpr int kMax = 1 << 16;
 uintptr_t g_pcs[kMax];
+int32_t g_tids[kMax];             // the thread that took each sample
 std::atomic<int> g_count{0};     // signals taken while recording (may exceed kMax)
 std::atomic<bool> g_recording{false};
 
@@ -27,7 +30,10 @@ void on_prof(int, siginfo_t*, void* uc) {
   const uintptr_t pc = 0;
 #endif
   const int i = g_count.fetch_add(1, std::memory_order_relaxed);
-  if (i < kMax) g_pcs[i] = pc;
+  if (i < kMax) {
+    g_pcs[i] = pc;
+    g_tids[i] = static_cast<int32_t>(syscall(SYS_gettid));
+  }
 }
 }  // namespace
 
@@ -68,4 +74,8 @@ extern "C" __attribute__((visibility("default"))) int ks_pc_end() {
 
 extern "C" __attribute__((visibility("default"))) const uintptr_t* ks_pc_samples() {
   return g_pcs;
+}
+
+extern "C" __attribute__((visibility("default"))) const int32_t* ks_pc_tids() {
+  return g_tids;
 }

@@ -15,14 +15,16 @@ and oneDNN's, so the samples that land in a math library's routines are counted:
   the torch ops a kernel may call in forward (allocation, views, copies) are not math;
 - `evaluator_tampering` (reject): the handler replaced, or far fewer samples than the CPU
   time forward used, measured against the rate this worker saw when it started. The signal
-  is the process's: where the computing thread blocks it, another thread that does not
-  (torch's idle pool) takes it, with that thread's program counter, so only a process whose
-  every thread blocks it loses samples; a per-thread CPU timer (timer_create on each
-  thread's CPU clock) would keep them apart.
+  is the process's, and the kernel hands it to the thread whose CPU time fired it unless
+  that thread blocks it; then another thread takes it, with that thread's program counter.
+  So the samples are also counted per thread against each thread's own CPU time (its
+  per-thread CPU clock): a thread that used CPU time for at least MIN_EXPECTED samples and
+  took fewer than MISSING_SHARE of them blocks SIGPROF, and a thread that took many more
+  samples than its own CPU time explains (EXCESS_FACTOR) is taking another thread's.
 
-Not seen, then: a candidate that blocks SIGPROF in the thread that runs library code (its
-samples go to other threads, or coalesce to one per window taken at the unblocking
-instruction); a kernel-side sampler (perf_event_open, which the process cannot block)
+Not seen, then: a thread that blocks SIGPROF and exits within forward while the signals it
+sheds go to a thread that is itself busy enough to hide them (the excess is judged against a
+factor, not exactly); a kernel-side sampler (perf_event_open, which the process cannot block)
 would see it. cpu_ext libraries may not import pthread_sigmask or sigprocmask
 (library_code.py), so the blocking itself needs a raw system call.
 
@@ -50,6 +52,8 @@ MIN_SAMPLES = 5
 LIBRARY_SHARE = 0.2
 MISSING_SHARE = 0.5  # fewer than this share of the expected samples: the sampler was evaded
 MIN_EXPECTED = 20  # ... judged only where at least this many were expected
+EXCESS_FACTOR = 2.0  # a thread with more than this many times the samples its CPU time explains
+EXCESS_SLACK = 10  # ... plus this many, took another thread's
 SAMPLE_CPU_S = 0.25  # forward is called until it has used this much CPU time, or
 SAMPLE_CALLS = 64  # this many calls, or
 SAMPLE_WALL_S = 3.0  # this much wall time
@@ -73,11 +77,17 @@ class Samples:
     calls: int = 0
     where: Counter = field(default_factory=Counter)  # (library, symbol) -> samples
     math: Counter = field(default_factory=Counter)  # the math-library ones
+    by_thread: Counter = field(default_factory=Counter)  # thread id -> samples it took
+    thread_cpu_s: dict[int, float] = field(default_factory=dict)  # CPU time in the window of
+    #                                      each thread alive at its end
 
     def record(self) -> dict[str, Any]:
         total = sum(self.where.values())
         return {"samples": total, "signals": self.signals, "cpu_s": round(self.cpu_s, 4),
                 "calls": self.calls, "math_samples": sum(self.math.values()),
+                "threads": {str(t): [self.by_thread.get(t, 0), round(c, 4)]
+                            for t, c in sorted(self.thread_cpu_s.items())
+                            if c > 0 or self.by_thread.get(t)},
                 "top": [f"{lib}:{sym} {n}" for (lib, sym), n in self.where.most_common(5)]}
 
 
@@ -103,6 +113,22 @@ def where(pc: int) -> tuple[str, str]:
     return (os.path.basename(path) if path else "?"), sym or "?"
 
 
+def thread_cpu_times() -> dict[int, float]:
+    """CPU seconds of each thread of this process, read from its per-thread CPU clock
+    (clockid of a thread id: Linux's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED))."""
+    out: dict[int, float] = {}
+    try:
+        tids = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            out[tid] = time.clock_gettime((~tid << 3) | 6)
+        except OSError:  # the thread exited since the listing
+            pass
+    return out
+
+
 def install() -> bool:
     """Builds and loads the handler (cached like cpu_ext libraries), installs it and measures
     the samples per CPU second. Once per worker, before any candidate code."""
@@ -115,6 +141,7 @@ def install() -> bool:
                                 extra_cflags=["-fvisibility=hidden"], openmp=False)
         lib = ctypes.CDLL(str(path))
         lib.ks_pc_samples.restype = ctypes.POINTER(ctypes.c_uint64)
+        lib.ks_pc_tids.restype = ctypes.POINTER(ctypes.c_int32)
         if lib.ks_pc_install() != 0:
             raise OSError("sigaction(SIGPROF) failed")
     except (cpu_ext.CompileError, OSError) as e:
@@ -134,6 +161,7 @@ def _run(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Sa
         out.signals = -1  # the handler is no longer ours
         return out
     _Sampler.active = True
+    before = thread_cpu_times()
     c0, w0 = time.process_time(), time.perf_counter()
     try:
         while out.calls < calls:
@@ -145,8 +173,10 @@ def _run(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Sa
         out.signals = lib.ks_pc_end()
         out.cpu_s = time.process_time() - c0
         _Sampler.active = False
-    pcs = lib.ks_pc_samples()
+    out.thread_cpu_s = {t: c - before.get(t, 0.0) for t, c in thread_cpu_times().items()}
+    pcs, tids = lib.ks_pc_samples(), lib.ks_pc_tids()
     for i in range(min(out.signals, 1 << 16)):
+        out.by_thread[int(tids[i])] += 1
         lib_sym = where(int(pcs[i]))
         out.where[lib_sym] += 1
         if is_math(*lib_sym):
@@ -184,4 +214,25 @@ def findings(s: Samples | None) -> list[tuple[str, str]]:
         out.append(("evaluator_tampering", f"forward used {s.cpu_s * 1e3:.0f} ms of CPU time "
                     f"but the CPU sampler saw {s.signals} of about {expected:.0f} samples: "
                     "SIGPROF blocked or taken in the threads that ran"))
+    elif (shed := _threads_shedding(s)):
+        out.append(("evaluator_tampering", shed))
     return out
+
+
+def _threads_shedding(s: Samples) -> str:
+    """Why the samples do not follow the threads' own CPU time ('' when they do)."""
+    rate = _Sampler.rate
+    for tid, cpu in sorted(s.thread_cpu_s.items(), key=lambda tc: -tc[1]):
+        expected, took = cpu * rate, s.by_thread.get(tid, 0)
+        if expected >= MIN_EXPECTED and took < MISSING_SHARE * expected:
+            return (f"thread {tid} used {cpu * 1e3:.0f} ms of CPU time in forward but took "
+                    f"{took} of about {expected:.0f} CPU samples: it blocks SIGPROF")
+    for tid, took in s.by_thread.most_common():
+        if tid not in s.thread_cpu_s:
+            continue  # exited before the end: its CPU time is gone with it
+        expected = s.thread_cpu_s[tid] * rate
+        if took >= MIN_EXPECTED and took > EXCESS_FACTOR * expected + EXCESS_SLACK:
+            return (f"thread {tid} took {took} CPU samples for {s.thread_cpu_s[tid] * 1e3:.0f} "
+                    f"ms of its own CPU time (about {expected:.0f} expected): the samples of a "
+                    "thread that blocks SIGPROF are being delivered to it")
+    return ""

@@ -77,3 +77,81 @@ def test_missing_samples_are_tampering(sampler):
     assert pc_sample.findings(enough) == []
     short = pc_sample.Samples(signals=0, cpu_s=5 / pc_sample._Sampler.rate, calls=4)
     assert pc_sample.findings(short) == []  # too little CPU time to judge
+
+
+_SPIN = r"""
+#include <pthread.h>
+#include <signal.h>
+#include <thread>
+#include <vector>
+static double spin(long n) {
+  volatile double s = 0;
+  for (long i = 0; i < n; ++i) s = s + 1e-9 * (double)i;
+  return s;
+}
+extern "C" double spin_masked(long n) {  // SIGPROF blocked while it computes
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  double s = spin(n);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return s;
+}
+extern "C" double spin_threads(long n, int k) {  // honest: k threads share the work
+  std::vector<std::thread> ts;
+  std::vector<double> out(k);
+  for (int t = 0; t < k; ++t) ts.emplace_back([&, t] { out[t] = spin(n / k); });
+  for (auto& t : ts) t.join();
+  return out[0];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def spin_lib():
+    import ctypes
+
+    from kernelsmith_worker import cpu_ext
+
+    path, _ = cpu_ext.build("test_pc_spin", _SPIN, openmp=False)
+    lib = ctypes.CDLL(str(path))
+    lib.spin_masked.argtypes = [ctypes.c_long]
+    lib.spin_threads.argtypes = [ctypes.c_long, ctypes.c_int]
+    lib.spin_masked.restype = lib.spin_threads.restype = ctypes.c_double
+    return lib
+
+
+def test_thread_blocking_sigprof_is_tampering(sampler, spin_lib):
+    # An idle thread that does not block SIGPROF takes the signals the computing thread
+    # sheds: the total stays right, the per-thread counts do not.
+    import threading
+
+    stop = threading.Event()
+    idle = threading.Thread(target=stop.wait)
+    idle.start()
+    try:
+        s = sampler.sample(lambda: spin_lib.spin_masked(20_000_000))
+    finally:
+        stop.set()
+        idle.join()
+    kinds = [k for k, d in pc_sample.findings(s)]
+    assert kinds == ["evaluator_tampering"], s.record()
+    assert "blocks SIGPROF" in pc_sample.findings(s)[0][1]
+
+
+def test_threads_of_an_honest_kernel_are_not_tampering(sampler, spin_lib):
+    s = sampler.sample(lambda: spin_lib.spin_threads(20_000_000, 2))
+    assert sum(s.by_thread.values()) > 20 and pc_sample.findings(s) == [], s.record()
+
+
+def test_samples_taken_for_another_thread_are_tampering(sampler):
+    main = 100
+    shed = pc_sample.Samples(signals=60, cpu_s=60 / pc_sample._Sampler.rate, calls=2)
+    shed.by_thread.update({main: 60})
+    shed.thread_cpu_s = {main: 1 / pc_sample._Sampler.rate, 101: 0.0}
+    assert "being delivered to it" in pc_sample.findings(shed)[0][1]
+    fair = pc_sample.Samples(signals=60, cpu_s=60 / pc_sample._Sampler.rate, calls=2)
+    fair.by_thread.update({main: 35, 101: 25})
+    fair.thread_cpu_s = {main: 30 / pc_sample._Sampler.rate, 101: 30 / pc_sample._Sampler.rate}
+    assert pc_sample.findings(fair) == []
