@@ -251,6 +251,11 @@ def default_budget(dev: torch.device) -> int:
     return 1 << 30
 
 
+def _same_request(a: tuple[str, int, int, str], b: tuple[str, int, int, str]) -> bool:
+    """Keys (problem, seed, trial, device) of trials of one request."""
+    return a[:2] == b[:2] and a[3] == b[3]
+
+
 class InputCache:
     """LRU of TrialData bounded by total tensor bytes. Not thread-safe."""
 
@@ -273,18 +278,34 @@ class InputCache:
         self._entries.move_to_end(key)
         return hit[0]
 
-    def put(self, key: tuple[str, int, int, str], data: TrialData, budget: int) -> None:
-        """Stores data (replacing an older entry under key) unless it alone exceeds budget."""
+    def put(self, key: tuple[str, int, int, str], data: TrialData, budget: int) -> bool:
+        """Stores data (replacing an older entry under key) unless it alone exceeds budget or
+        making room would evict another trial of the same request (problem, seed, device):
+        each request reads its trials in a loop, and an LRU smaller than the loop misses on
+        every access (a problem whose five trials just overflow the budget would regenerate
+        all five every request; kept this way, only the one that does not fit). Other
+        requests' entries are evicted least recently used first. Returns whether it is
+        stored."""
         limit = self.budget_bytes if self.budget_bytes is not None else budget
         size = nbytes(data.inputs) + (nbytes(data.reference) if data.has_reference else 0)
         self.discard(key)
-        if size > limit:
-            return
-        while self._entries and self._bytes + size > limit:
-            _, (_, old) = self._entries.popitem(last=False)
-            self._bytes -= old
+        siblings = sum(n for k, (_, n) in self._entries.items() if _same_request(k, key))
+        if size > limit or siblings + size > limit:
+            return False
+        for old in [k for k in self._entries if not _same_request(k, key)]:
+            if self._bytes + size <= limit:
+                break
+            self.discard(old)
         self._entries[key] = (data, size)
         self._bytes += size
+        return True
+
+    def admits(self, key: tuple[str, int, int, str], size: int, budget: int) -> bool:
+        """Whether put() would store an entry of `size` bytes under key now."""
+        limit = self.budget_bytes if self.budget_bytes is not None else budget
+        siblings = sum(n for k, (_, n) in self._entries.items()
+                       if _same_request(k, key) and k != key)
+        return siblings + size <= limit
 
     def discard(self, key: tuple[str, int, int, str]) -> None:
         old = self._entries.pop(key, None)

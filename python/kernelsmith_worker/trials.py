@@ -13,7 +13,7 @@ import torch
 from kernelsmith_worker import errors, fresh_draws, value_domain
 from kernelsmith_worker.aliasing import aliased_inputs
 from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device_copy,
-                                       generate_inputs, host_copy, map_tensors,
+                                       generate_inputs, host_copy, map_tensors, nbytes,
                                        poison_free_blocks, tensors_in)
 from kernelsmith_worker.loader import Problem
 from kernelsmith_worker.opclass import OpCounter
@@ -23,6 +23,9 @@ _no_grad = torch.no_grad
 _synchronize = torch.cuda.synchronize
 
 KEEP_TRIALS = (0,)  # reused by the audit and timing: kept for the whole request
+# A `spikes` draw held back from the correctness trials for the check after the timing loop
+# (audit.post_timing_finding): values the candidate has never seen.
+AFTER_TIMING = "spikes:after_timing"
 
 
 def _seeder() -> Callable[[int, int], int]:
@@ -107,8 +110,10 @@ class Trials:
         data = self.pristine(trial)
         if not data.has_reference:
             try:
+                key, held = self._key(trial), nbytes(data.inputs)
                 data.reference, data.finite, _, ops, data.ref_aliased = self._run_reference(
-                    clone_args(data.inputs), count_ops=trial == 0)
+                    clone_args(data.inputs), count_ops=trial == 0,
+                    per_request=lambda n: not self._cache.admits(key, held + n, self._budget))
                 if trial == 0:
                     data.ops = ops
             except BaseException as e:  # noqa: BLE001
@@ -119,13 +124,16 @@ class Trials:
             self._cache.put(self._key(trial), data, self._budget)
         return data.reference
 
-    def _run_reference(self, args: list[Any], per_request: bool = False,
+    def _run_reference(self, args: list[Any],
+                       per_request: bool | Callable[[int], bool] = False,
                        count_ops: bool = False
                        ) -> tuple[Any, bool, bool, frozenset[str], frozenset[int]]:
-        """The reference's output for args, on the host (inputs.host_copy), whether it is
-        finite and whether any of it is (read on the device: on the host a large output takes
-        seconds to scan), with count_ops the aten ops it ran (value_domain.RANGE_OPS), and
-        the inputs whose memory its output shares (aliasing.py)."""
+        """The reference's output for args, on the host (inputs.host_copy; per_request, or
+        per_request(its bytes), for a copy that is not kept past the request: a trial the
+        input cache has no room for), whether it is finite and whether any of it is (read on
+        the device: on the host a large output takes seconds to scan), with count_ops the
+        aten ops it ran (value_domain.RANGE_OPS), and the inputs whose memory its output
+        shares (aliasing.py)."""
         counter = OpCounter(None) if count_ops else contextlib.nullcontext()
         with _no_grad(), counter:
             out = self._ref(*args)
@@ -134,6 +142,8 @@ class Trials:
         if self._dev.type == "cuda":
             _synchronize(self._dev)
         ops = frozenset(counter.counts) if isinstance(counter, OpCounter) else frozenset()
+        if callable(per_request):
+            per_request = per_request(nbytes(out))
         return host_copy(out, per_request), fin, some, ops, aliased_inputs(out, args)
 
     def stress(self, kind: str) -> TrialData | None:
@@ -146,7 +156,8 @@ class Trials:
         None when neither has one or the reference raised on both. Drawn once per request
         and never cached across requests."""
         if kind not in self._stress:
-            drawn = stress_inputs(self.pristine(0).inputs, kind, self._dev, self.domain)
+            drawn = stress_inputs(self.pristine(0).inputs, kind.split(":")[0], self._dev,
+                                  self.domain)
             chosen: TrialData | None = None
             for positive in (False, True):  # the positive copy only where it is needed
                 inputs = self._positive(drawn) if positive else drawn
@@ -160,6 +171,11 @@ class Trials:
                     break
             self._stress[kind] = chosen
         return self._stress[kind]
+
+    def after_timing(self) -> TrialData | None:
+        """The held-back `spikes` draw with its reference (draw_fresh() made it before the
+        candidate was imported), or None where there is none."""
+        return self._stress.get(AFTER_TIMING)
 
     def _positive(self, inputs: list[Any]) -> list[Any]:
         """inputs with every floating point value's sign made positive, in the domain."""
@@ -216,8 +232,9 @@ class Trials:
 
     def draw_fresh(self) -> None:
         """Fresh get_inputs() draws for the timing stage's slots (fresh_draws.py) into
-        self.fresh, or why there are none into self.fresh_finding: called before the
-        candidate is imported, like prepare()."""
+        self.fresh, or why there are none into self.fresh_finding, and the held-back draw of
+        the check after the timing loop (after_timing): called before the candidate is
+        imported, like prepare()."""
         base = self.pristine(0).inputs
         try:
             self.fresh, self.fresh_finding = fresh_draws.draw(
@@ -233,4 +250,5 @@ class Trials:
         if len(self.fresh) >= fresh_draws.MIN_DRAWS and len({id(t) for t in tensors_in(base)}) > 1:
             self.fresh_mixed = self._mix_ok(device_copy(fresh_draws.mixed(self.fresh, base),
                                                         self._dev))
+        self.stress(AFTER_TIMING)
         poison_free_blocks(self._dev)  # the draws' device copies, freed, leave nothing

@@ -163,6 +163,40 @@ def test_post_timing_check():
     assert found["severity"] == "reject"
 
 
+class _RowSumSource:
+    """Trials of a row sum, with a held-back spikes draw of trial 0 (Trials.after_timing)."""
+
+    def __init__(self) -> None:
+        from kernelsmith_worker.stress import stress_inputs
+
+        self.data = [TrialData([torch.rand(8, 4096)]) for _ in range(2)]
+        x = stress_inputs(self.data[0].inputs, "spikes", torch.device("cpu"))
+        self.held = TrialData(x, x[0].sum(1), True, True)
+
+    def pristine(self, trial: int) -> TrialData:
+        return self.data[trial]
+
+    def reference(self, trial: int) -> torch.Tensor:
+        return self.data[trial].inputs[0].sum(1)
+
+    def after_timing(self) -> TrialData:
+        return self.held
+
+
+def test_post_timing_check_uses_the_held_back_draw():
+    # A row sum that reads every element passes; one that reads every fourth column (the
+    # cheaper computation a candidate may switch on while it believes it is timed) misses
+    # the draw's runs, and trial 0's remembered answer lacks them.
+    src = _RowSumSource()
+    x0 = src.data[0].inputs[0]
+    assert post_timing_finding(lambda a: a[0].sum(1), [x0.clone()], src, TOL) is None
+    sampled = post_timing_finding(lambda a: a[0][:, ::4].sum(1) * 4, [x0.clone()], src, TOL)
+    assert sampled is not None and "held-back stress draw" in sampled["detail"]
+    remembered = x0.sum(1)
+    found = post_timing_finding(lambda a: remembered, [x0.clone()], src, TOL)
+    assert found is not None and found["kind"] == "timing_output_mismatch"
+
+
 # --- the problem's own module is watched for the request -------------------------------------
 def test_guard_watches_the_problem_module():
     import types

@@ -35,18 +35,32 @@ def test_generate_inputs_runs_under_the_device_context():
 def test_cache_is_lru_bounded_by_bytes():
     cache = InputCache(budget_bytes=1000)
     def data(n): return TrialData([torch.zeros(n, dtype=torch.uint8)])
-    cache.put(("p", 0, 0, "cpu"), data(400), 0)
-    cache.put(("p", 0, 1, "cpu"), data(400), 0)
+    assert cache.put(("p", 0, 0, "cpu"), data(400), 0)
+    assert cache.put(("q", 0, 0, "cpu"), data(400), 0)
     assert cache.get(("p", 0, 0, "cpu")) is not None  # now most recent
-    cache.put(("p", 0, 2, "cpu"), data(400), 0)  # evicts trial 1
-    assert cache.get(("p", 0, 1, "cpu")) is None
+    assert cache.put(("r", 0, 0, "cpu"), data(400), 0)  # evicts q's trial
+    assert cache.get(("q", 0, 0, "cpu")) is None
     assert cache.get(("p", 0, 0, "cpu")) is not None and cache.bytes_used == 800
-    cache.put(("p", 0, 3, "cpu"), data(5000), 0)  # larger than the budget: not kept
+    assert not cache.put(("p", 0, 3, "cpu"), data(5000), 0)  # larger than the budget
     assert cache.get(("p", 0, 3, "cpu")) is None and len(cache) == 2
     entry = cache.get(("p", 0, 0, "cpu"))
     entry.reference, entry.has_reference = torch.zeros(100, dtype=torch.uint8), True
-    cache.put(("p", 0, 0, "cpu"), entry, 0)
+    assert cache.put(("p", 0, 0, "cpu"), entry, 0)
     assert cache.bytes_used == 900
+
+
+def test_cache_keeps_a_requests_trials_rather_than_cycle_them():
+    # Trials read in a loop 0, 1, 2, 0, 1, 2: an LRU of two would miss every time.
+    cache = InputCache(budget_bytes=1000)
+    def data(n): return TrialData([torch.zeros(n, dtype=torch.uint8)])
+    assert cache.put(("p", 0, 0, "cpu"), data(400), 0)
+    assert cache.put(("p", 0, 1, "cpu"), data(400), 0)
+    assert not cache.admits(("p", 0, 2, "cpu"), 400, 0)
+    assert not cache.put(("p", 0, 2, "cpu"), data(400), 0)  # kept: trials 0 and 1
+    assert cache.get(("p", 0, 0, "cpu")) is not None and cache.get(("p", 0, 1, "cpu"))
+    assert cache.admits(("p", 0, 1, "cpu"), 600, 0)  # replacing itself
+    assert cache.admits(("p", 1, 0, "cpu"), 1000, 0)  # another seed: evicts the older ones
+    assert cache.put(("p", 1, 0, "cpu"), data(1000), 0) and len(cache) == 1
 
 
 def test_get_inputs_must_return_a_list_or_tuple_with_any_elements():
