@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 import torch
 
-from kernelsmith_worker import errors, eval_result, kernel_log, library_code, ref_alone
+from kernelsmith_worker import (errors, eval_result, kernel_log, library_code, pc_sample,
+                                ref_alone)
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
                                       run_audit, timed_work_findings)
 from kernelsmith_worker.backends import Backend
@@ -389,9 +390,8 @@ class _Evaluation:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
         tol = TOLERANCES[self.req.tolerance]
-        # A timed sample of the problem's own distribution must be about as precise as the
-        # trials were: a kernel that drops to int8 or bf16 only while timed stays within the
-        # norm-wise budget, not this (against a baseline, another candidate: not applied).
+        # A timed sample of the problem's own distribution as precise as the trials (a kernel
+        # that drops to bf16 only while timed); against a baseline not applied.
         trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
         limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
         rot = self._timed_inputs(trials, lambda cand, ref: close_normwise(cand, ref, tol)[0],
@@ -401,11 +401,9 @@ class _Evaluation:
         model = runner.model
         if self.baseline_model is not None:
             ref_model = self.baseline_model  # timed in the reference's place, interleaved
-        ref_fn = ref_alone.ref_slot(ref_model, rot)
-
-        def cand_fn(j: int) -> Any:
-            with _no_grad():
-                return model(*rot.args(j))
+        # calls j of a sample, the candidate's sampled on the CPU (pc_sample.Request)
+        ref_fn = pc_sample.tagged_slot(ref_model, rot.ref_args, False)
+        cand_fn = pc_sample.tagged_slot(model, rot.args, True)
 
         self.events.acquire_lease()
         try:
@@ -557,6 +555,7 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
     """Runs one evaluation. Returns (EvalResult fields, worker_poisoned). Never raises except
     EngineGone (the engine went away while we waited for the lease)."""
     ev = _Evaluation(req, ctx, events)
+    sampler = pc_sample.Request(ev.dev.type == "cpu" and req.backend == "cpu")
     unrestored = ctx.guard.restore()
     ctx.recorder.reset(keep_sources=False)
     library_code.clear()
@@ -565,7 +564,8 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
             ev.fail("infra_error", "the worker's state could not be restored after an earlier "
                     f"candidate ({'; '.join(unrestored[:4])}); it is replaced", True)
             raise _Stop
-        ev.run()
+        with sampler:
+            ev.run()
     except _Stop:
         pass
     except Hacked as h:
@@ -582,6 +582,7 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
         print(errors.traceback_tail(e, 20000), file=sys.stderr, flush=True)
         ev.fail("infra_error", f"worker error: {errors.describe(e)}", errors.is_cuda_poison(e))
     finally:
+        sampler.report(ev.findings, ev.stages)
         ev.refused_library_code()
         ev.poisoned = outlived(ev.threads) or ev.poisoned  # the result stands
         ctx.loader.cleanup()
@@ -591,7 +592,6 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
                   file=sys.stderr, flush=True)
             ev.poisoned = True
     return ev.result(), ev.poisoned
-
 
 
 def _any(cand: object, ref: object) -> bool:

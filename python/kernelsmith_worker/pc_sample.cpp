@@ -1,7 +1,9 @@
 // Where the process's CPU time goes: a SIGPROF handler that records the interrupted program
 // counter, driven by ITIMER_PROF (the process's CPU time, all threads). The handler is
-// installed once, before any candidate code runs; it records only between ks_pc_begin and
-// ks_pc_end, with the thread that took each signal. Loaded by pc_sample.py.
+// installed once, before any candidate code runs. While the timer is armed (a whole
+// cpu-backend request, or one sampled window) every signal is recorded with the thread that
+// took it and the tag in effect (1 while a candidate call runs, set by the evaluator through
+// ks_pc_tag's address). Loaded by pc_sample.py.
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -13,14 +15,16 @@
 #include <cstring>
 
 namespace {
-constexpr int kMax = 1 << 16;
+constexpr int kMax = 1 << 17;
 uintptr_t g_pcs[kMax];
-int32_t g_tids[kMax];             // the thread that took each sample
-std::atomic<int> g_count{0};     // signals taken while recording (may exceed kMax)
-std::atomic<bool> g_recording{false};
+int32_t g_tids[kMax];  // the thread that took each sample
+uint8_t g_tags[kMax];  // g_tag when it was taken
+std::atomic<int> g_count{0};  // signals taken while armed (may exceed kMax)
+std::atomic<bool> g_armed{false};
+volatile int g_tag = 0;
 
 void on_prof(int, siginfo_t*, void* uc) {
-  if (!g_recording.load(std::memory_order_relaxed)) return;
+  if (!g_armed.load(std::memory_order_relaxed)) return;
   const auto* ctx = static_cast<const ucontext_t*>(uc);
 #if defined(__x86_64__)
   const uintptr_t pc = static_cast<uintptr_t>(ctx->uc_mcontext.gregs[REG_RIP]);
@@ -33,6 +37,7 @@ void on_prof(int, siginfo_t*, void* uc) {
   if (i < kMax) {
     g_pcs[i] = pc;
     g_tids[i] = static_cast<int32_t>(syscall(SYS_gettid));
+    g_tags[i] = static_cast<uint8_t>(g_tag);
   }
 }
 }  // namespace
@@ -46,15 +51,16 @@ extern "C" __attribute__((visibility("default"))) int ks_pc_install() {
   return sigaction(SIGPROF, &sa, nullptr);
 }
 
-// Returns 0, or -1 when the handler is no longer ours (someone replaced it) or the timer
-// cannot be armed.
-extern "C" __attribute__((visibility("default"))) int ks_pc_begin(int interval_us) {
+// Arms the timer and starts recording from sample 0. Returns 0, or -1 when the handler is no
+// longer ours (someone replaced it) or the timer cannot be armed.
+extern "C" __attribute__((visibility("default"))) int ks_pc_arm(int interval_us) {
   struct sigaction cur;
   if (sigaction(SIGPROF, nullptr, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
       cur.sa_sigaction != on_prof)
     return -1;
   g_count.store(0);
-  g_recording.store(true);
+  g_tag = 0;
+  g_armed.store(true);
   struct itimerval it;
   it.it_interval.tv_sec = 0;
   it.it_interval.tv_usec = interval_us;
@@ -62,15 +68,29 @@ extern "C" __attribute__((visibility("default"))) int ks_pc_begin(int interval_u
   return setitimer(ITIMER_PROF, &it, nullptr);
 }
 
-// Disarms the timer (a signal still pending finds the handler installed and not recording).
+// Disarms the timer (a signal still pending finds the handler installed and not armed).
 // Returns the number of signals taken.
-extern "C" __attribute__((visibility("default"))) int ks_pc_end() {
+extern "C" __attribute__((visibility("default"))) int ks_pc_disarm() {
   struct itimerval it;
   std::memset(&it, 0, sizeof it);
   setitimer(ITIMER_PROF, &it, nullptr);
-  g_recording.store(false);
+  g_armed.store(false);
+  g_tag = 0;
   return g_count.load();
 }
+
+// Whether the handler is still ours.
+extern "C" __attribute__((visibility("default"))) int ks_pc_ours() {
+  struct sigaction cur;
+  return sigaction(SIGPROF, nullptr, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+         cur.sa_sigaction == on_prof;
+}
+
+extern "C" __attribute__((visibility("default"))) int ks_pc_count() { return g_count.load(); }
+
+extern "C" __attribute__((visibility("default"))) int ks_pc_capacity() { return kMax; }
+
+extern "C" __attribute__((visibility("default"))) volatile int* ks_pc_tag() { return &g_tag; }
 
 extern "C" __attribute__((visibility("default"))) const uintptr_t* ks_pc_samples() {
   return g_pcs;
@@ -78,4 +98,8 @@ extern "C" __attribute__((visibility("default"))) const uintptr_t* ks_pc_samples
 
 extern "C" __attribute__((visibility("default"))) const int32_t* ks_pc_tids() {
   return g_tids;
+}
+
+extern "C" __attribute__((visibility("default"))) const uint8_t* ks_pc_tags() {
+  return g_tags;
 }

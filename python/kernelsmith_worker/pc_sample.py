@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from kernelsmith_worker import library_code, library_reach
 
 INTERVAL_US = 1000  # the timer's period; the kernel fires it at its own tick at the finest
@@ -54,11 +56,14 @@ MISSING_SHARE = 0.5  # fewer than this share of the expected samples: the sample
 MIN_EXPECTED = 20  # ... judged only where at least this many were expected
 EXCESS_FACTOR = 2.0  # a thread with more than this many times the samples its CPU time explains
 EXCESS_SLACK = 10  # ... plus this many, took another thread's
+TORCH_MIN_SAMPLES = 20  # a request's candidate calls with at least this many samples and
+TORCH_SHARE = 0.5  # ... this share of them in torch's own kernels computed with torch
 SAMPLE_CPU_S = 0.25  # forward is called until it has used this much CPU time, or
 SAMPLE_CALLS = 64  # this many calls, or
 SAMPLE_WALL_S = 3.0  # this much wall time
 
 _SOURCE = Path(__file__).with_name("pc_sample.cpp")
+_no_grad = torch.no_grad
 # Math libraries by file, and math routines by exported name inside bundling libraries.
 _MATH_LIBRARY_RE = re.compile(
     r"^lib(?:mkl|openblas|scipy_openblas|blas|cblas|lapack|flexiblas|blis|cublas|cublasLt|"
@@ -66,17 +71,21 @@ _MATH_LIBRARY_RE = re.compile(
 _MATH_SYMBOL_RE = re.compile(
     r"^(?:mkl_|MKL_|Sleef_|xnn_|nnp_|pytorch_q8|qnnp_|_ZN6fbgemm|_ZN4dnnl|_ZN6mkldnn|"
     r"_ZN4sgemm|cblas_|LAPACKE_|openblas_|gotoblas|vm?[sdcz][A-Z][a-z])")
+# torch's own CPU kernels (the ATen operators, their dispatch stubs, the dispatcher): an
+# honest forward reaches them only for allocation, views and the odd copy
+_TORCH_LIBRARY_RE = re.compile(r"^libtorch_cpu\.so")
 
 
 @dataclass
 class Samples:
-    """What one sampled run of forward showed."""
+    """What sampled candidate calls showed (one window of forward, or a whole request)."""
 
     signals: int = 0  # SIGPROF signals taken (samples recorded: up to the buffer's size)
     cpu_s: float = 0.0
     calls: int = 0
     where: Counter = field(default_factory=Counter)  # (library, symbol) -> samples
     math: Counter = field(default_factory=Counter)  # the math-library ones
+    torch: Counter = field(default_factory=Counter)  # the ones in torch's own kernels
     by_thread: Counter = field(default_factory=Counter)  # thread id -> samples it took
     thread_cpu_s: dict[int, float] = field(default_factory=dict)  # CPU time in the window of
     #                                      each thread alive at its end
@@ -85,6 +94,7 @@ class Samples:
         total = sum(self.where.values())
         return {"samples": total, "signals": self.signals, "cpu_s": round(self.cpu_s, 4),
                 "calls": self.calls, "math_samples": sum(self.math.values()),
+                "torch_samples": sum(self.torch.values()),
                 "threads": {str(t): [self.by_thread.get(t, 0), round(c, 4)]
                             for t, c in sorted(self.thread_cpu_s.items())
                             if c > 0 or self.by_thread.get(t)},
@@ -94,7 +104,9 @@ class Samples:
 class _Sampler:
     __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
     lib: Any = None
-    active: bool = False  # between begin and end: ITIMER_PROF is the sampler's
+    tag: Any = None  # ctypes.c_int over the library's tag: 1 while a candidate call runs
+    request: bool = False  # armed for the whole request (Request)
+    window: bool = False  # armed for one sample() window
     rate: float = 0.0  # samples per CPU second seen at start
     why_not: str = "not started"
 
@@ -105,6 +117,11 @@ def is_math(library: str, symbol: str) -> bool:
         return False
     return bool(_MATH_LIBRARY_RE.match(library) or _MATH_SYMBOL_RE.match(symbol)
                 or library_code.forbidden(symbol) == library_code.ROUTINE)
+
+
+def is_torch(library: str, symbol: str) -> bool:
+    """A sample in torch's own CPU kernels (not a math routine they call)."""
+    return bool(_TORCH_LIBRARY_RE.match(library)) and not is_math(library, symbol)
 
 
 def where(pc: int) -> tuple[str, str]:
@@ -142,25 +159,50 @@ def install() -> bool:
         lib = ctypes.CDLL(str(path))
         lib.ks_pc_samples.restype = ctypes.POINTER(ctypes.c_uint64)
         lib.ks_pc_tids.restype = ctypes.POINTER(ctypes.c_int32)
+        lib.ks_pc_tags.restype = ctypes.POINTER(ctypes.c_uint8)
+        lib.ks_pc_tag.restype = ctypes.c_void_p
         if lib.ks_pc_install() != 0:
             raise OSError("sigaction(SIGPROF) failed")
     except (cpu_ext.CompileError, OSError) as e:
         _Sampler.why_not = f"the CPU sampler could not start: {e}"[:500]
         return False
     _Sampler.lib = lib
-    spin = _run(lambda: sum(i * i for i in range(20000)), cpu_s=0.1, calls=10_000,
-                wall_s=2.0)
+    _Sampler.tag = ctypes.c_int.from_address(lib.ks_pc_tag())
+    spin = _window(lambda: sum(i * i for i in range(20000)), cpu_s=0.1, calls=10_000,
+                   wall_s=2.0)
     _Sampler.rate = spin.signals / spin.cpu_s if spin.cpu_s > 0 else 0.0
     return True
 
 
-def _run(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Samples:
+def _tally(out: Samples, first: int, end: int, tagged_only: bool) -> None:
+    """Samples first..end-1 into `out` (with tagged_only, those taken in candidate calls)."""
+    lib = _Sampler.lib
+    pcs, tids, tags = lib.ks_pc_samples(), lib.ks_pc_tids(), lib.ks_pc_tags()
+    named: dict[int, tuple[str, str]] = {}
+    for i in range(first, min(end, lib.ks_pc_capacity())):
+        if tagged_only and not tags[i]:
+            continue
+        pc = int(pcs[i])
+        lib_sym = named.get(pc) or named.setdefault(pc, where(pc))
+        out.by_thread[int(tids[i])] += 1
+        out.where[lib_sym] += 1
+        if is_math(*lib_sym):
+            out.math[lib_sym] += 1
+        elif is_torch(*lib_sym):
+            out.torch[lib_sym] += 1
+
+
+def _window(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Samples:
+    """call() in a loop under the sampler (armed for the window unless a Request holds it),
+    every sample of the window tallied."""
     lib = _Sampler.lib
     out = Samples()
-    if lib.ks_pc_begin(INTERVAL_US) != 0:
+    own = not _Sampler.request
+    if (lib.ks_pc_arm(INTERVAL_US) != 0) if own else not lib.ks_pc_ours():
         out.signals = -1  # the handler is no longer ours
         return out
-    _Sampler.active = True
+    _Sampler.window = own
+    first = lib.ks_pc_count()
     before = thread_cpu_times()
     c0, w0 = time.process_time(), time.perf_counter()
     try:
@@ -170,30 +212,120 @@ def _run(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Sa
             if time.process_time() - c0 >= cpu_s or time.perf_counter() - w0 >= wall_s:
                 break
     finally:
-        out.signals = lib.ks_pc_end()
+        end = lib.ks_pc_disarm() if own else lib.ks_pc_count()
         out.cpu_s = time.process_time() - c0
-        _Sampler.active = False
+        _Sampler.window = False
+    out.signals = end - first
     out.thread_cpu_s = {t: c - before.get(t, 0.0) for t, c in thread_cpu_times().items()}
-    pcs, tids = lib.ks_pc_samples(), lib.ks_pc_tids()
-    for i in range(min(out.signals, 1 << 16)):
-        out.by_thread[int(tids[i])] += 1
-        lib_sym = where(int(pcs[i]))
-        out.where[lib_sym] += 1
-        if is_math(*lib_sym):
-            out.math[lib_sym] += 1
+    _tally(out, first, end, tagged_only=False)
     return out
 
 
 def recording() -> bool:
     """Whether the sampler's timer (ITIMER_PROF) is armed now: not a candidate's timer."""
-    return _Sampler.active
+    return _Sampler.request or _Sampler.window
 
 
 def sample(call: Callable[[], Any]) -> Samples | None:
     """Calls `call` (forward) under the sampler; None where the sampler did not start."""
     if _Sampler.lib is None:
         return None
-    return _run(call, SAMPLE_CPU_S, SAMPLE_CALLS, SAMPLE_WALL_S)
+    return _window(call, SAMPLE_CPU_S, SAMPLE_CALLS, SAMPLE_WALL_S)
+
+
+class Request:
+    """ITIMER_PROF armed for a whole cpu-backend request, from before the candidate's import
+    to the end, so the timer a candidate can read (getitimer) says nothing about which of its
+    calls are sampled: every call the evaluator makes through CandidateRunner or `tagged` is
+    (trials, stress, audit, timing, the checks after it). `findings()` judges all of them."""
+
+    def __init__(self, active: bool) -> None:
+        self.active = active and _Sampler.lib is not None
+        self.samples: Samples | None = None
+
+    def __enter__(self) -> "Request":
+        if self.active and _Sampler.lib.ks_pc_arm(INTERVAL_US) == 0:
+            _Sampler.request = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not _Sampler.request:
+            return
+        end = _Sampler.lib.ks_pc_disarm()
+        _Sampler.request = False
+        self.samples = Samples(signals=end)
+        _tally(self.samples, 0, end, tagged_only=True)
+
+    def report(self, found: list[dict[str, str]], stages: dict[str, Any]) -> None:
+        """Adds the request's rejects to `found` and its samples to the audit's record."""
+        from kernelsmith_worker.findings import finding
+
+        found.extend(finding(kind, detail, "reject") for kind, detail in self.findings())
+        if self.samples is not None and "audit" in stages:
+            stages["audit"]["cpu_samples_request"] = self.samples.record()
+
+    def findings(self) -> list[tuple[str, str]]:
+        """(kind, detail) rejects over every sampled candidate call of the request."""
+        s = self.samples
+        if s is None:
+            return []
+        total, math, torch_ = (sum(s.where.values()), sum(s.math.values()),
+                               sum(s.torch.values()))
+        out = []
+        if math >= MIN_SAMPLES and math >= LIBRARY_SHARE * total:
+            out.append(("library_code", f"{math} of {total} CPU samples of the candidate's "
+                        f"calls in this request ran in math library routines ({_top(s.math)})"
+                        ": a kernel must compute with its own code"))
+        if torch_ >= TORCH_MIN_SAMPLES and torch_ >= TORCH_SHARE * total:
+            out.append(("torch_compute", f"{torch_} of {total} CPU samples of the candidate's "
+                        f"calls in this request ran in torch's own kernels ({_top(s.torch)}): "
+                        "the work is torch's, however it was reached"))
+        return out
+
+
+def _top(c: Counter) -> str:
+    return ", ".join(f"{lib}:{sym[:60]} x{n}" for (lib, sym), n in c.most_common(3))
+
+
+class _Tag:
+    """Within: samples are tagged as the candidate's (nests; restores the previous tag)."""
+
+    def __enter__(self) -> None:
+        tag = _Sampler.tag
+        self.prev = tag.value if tag is not None else 0
+        if tag is not None:
+            tag.value = 1
+
+    def __exit__(self, *exc: object) -> None:
+        if _Sampler.tag is not None:
+            _Sampler.tag.value = self.prev
+
+
+def candidate_call() -> _Tag:
+    return _Tag()
+
+
+def tagged_slot(model: Callable[..., Any], slot_args: Callable[[int], list[Any]],
+                candidate: bool) -> Callable[[int], Any]:
+    """Call j of a timing loop: model(*slot_args(j)) without autograd, its samples tagged the
+    candidate's (candidate) or not. The arguments are fetched before the tag is set (a timed
+    check's private copies are the evaluator's work), and the reference's and the
+    candidate's calls do the same two writes, so neither side's timed calls carry more of
+    the evaluator's work. Untagged where no request is armed."""
+    tag, value, armed = _Sampler.tag, int(candidate), _Sampler.request
+
+    def run(j: int) -> Any:
+        args = slot_args(j)
+        with _no_grad():
+            if not armed:
+                return model(*args)
+            tag.value = value
+            try:
+                return model(*args)
+            finally:
+                tag.value = 0
+
+    return run
 
 
 def findings(s: Samples | None) -> list[tuple[str, str]]:
@@ -206,9 +338,9 @@ def findings(s: Samples | None) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     total, math = sum(s.where.values()), sum(s.math.values())
     if math >= MIN_SAMPLES and math >= LIBRARY_SHARE * total:
-        shown = ", ".join(f"{lib}:{sym[:60]} x{n}" for (lib, sym), n in s.math.most_common(3))
         out.append(("library_code", f"{math} of forward's {total} CPU samples ran in math "
-                    f"library routines ({shown}): a kernel must compute with its own code"))
+                    f"library routines ({_top(s.math)}): a kernel must compute with its own "
+                    "code"))
     expected = s.cpu_s * _Sampler.rate
     if expected >= MIN_EXPECTED and s.signals < MISSING_SHARE * expected:
         out.append(("evaluator_tampering", f"forward used {s.cpu_s * 1e3:.0f} ms of CPU time "

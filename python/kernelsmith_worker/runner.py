@@ -16,6 +16,7 @@ from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.cpu_account import evaluator_threads_are
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
+from kernelsmith_worker.pc_sample import candidate_call
 from kernelsmith_worker.signal_state import SignalState
 from kernelsmith_worker.thread_state import ThreadState
 
@@ -157,7 +158,7 @@ class CandidateRunner:
     def __call__(self, args: list[Any], mode: AbstractContextManager[Any] | None = None) -> Any:
         try:
             start = _perf_counter_ns()
-            with _no_grad(), (mode if mode is not None else nullcontext()):
+            with _no_grad(), (mode if mode is not None else nullcontext()), candidate_call():
                 out = self.model(*args)
             if self.dev.type == "cuda":
                 _synchronize(self.dev)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 
 import pytest
 import torch
@@ -155,3 +156,58 @@ def test_samples_taken_for_another_thread_are_tampering(sampler):
     fair.by_thread.update({main: 35, 101: 25})
     fair.thread_cpu_s = {main: 30 / pc_sample._Sampler.rate, 101: 30 / pc_sample._Sampler.rate}
     assert pc_sample.findings(fair) == []
+
+
+def test_a_request_samples_every_candidate_call_and_only_those(sampler, one_thread):
+    a, b = torch.rand(256, 256), torch.rand(256, 256)
+    with pc_sample.Request(True) as req:
+        assert pc_sample.recording()
+        for _ in range(30):
+            torch.mm(a, b)  # the reference's library GEMM: not the candidate's
+        delay, _ = signal.getitimer(signal.ITIMER_PROF)
+        with pc_sample.candidate_call():
+            # the timer a candidate can read looks the same inside its calls as outside
+            assert (signal.getitimer(signal.ITIMER_PROF)[0] > 0) == (delay > 0) == True
+            sum(i * i for i in range(3_000_000))
+    assert not pc_sample.recording()
+    assert req.samples is not None and sum(req.samples.where.values()) > 5
+    assert not req.samples.math, req.samples.record()
+    assert req.findings() == []
+
+
+def test_a_request_finds_library_and_torch_work_in_candidate_calls(sampler, one_thread):
+    a, b = torch.rand(256, 256), torch.rand(256, 256)
+    with pc_sample.Request(True) as req:
+        gemm = pc_sample.tagged_slot(torch.mm, lambda j: [a, b], True)
+        c0 = time.process_time()
+        while time.process_time() - c0 < 0.3:
+            gemm(0)
+    assert [k for k, _ in req.findings()] == ["library_code"], req.samples.record()
+    x = torch.rand(64, 65536)
+    below = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)  # under the dispatcher's watch
+    with pc_sample.Request(True) as req:
+        c0 = time.process_time()
+        while time.process_time() - c0 < 0.3:
+            with pc_sample.candidate_call():
+                torch.ops.aten.sum.dim_IntList.redispatch(below, x, [1], False)
+    assert "torch_compute" in [k for k, _ in req.findings()], req.samples.record()
+
+
+def test_slot_calls_fetch_their_arguments_untagged():
+    seen = []
+
+    def args(j):
+        seen.append(("args", pc_sample._Sampler.tag.value))
+        return [j]
+
+    def model(j):
+        seen.append(("model", pc_sample._Sampler.tag.value))
+        return j
+
+    assert pc_sample.tagged_slot(model, args, True)(3) == 3  # no request: nothing tagged
+    with pc_sample.Request(True):
+        assert pc_sample.tagged_slot(model, args, True)(4) == 4
+        assert pc_sample.tagged_slot(model, args, False)(5) == 5
+    assert seen == [("args", 0), ("model", 0), ("args", 0), ("model", 1), ("args", 0),
+                    ("model", 0)]
+    assert pc_sample.Request(False).__enter__().findings() == []
