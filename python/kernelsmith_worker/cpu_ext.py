@@ -13,11 +13,16 @@ The source is compiled by the system compiler (`c++`, or $CXX) with
 `-O3 -march=native -fopenmp -shared -fPIC -std=c++17` (retried without -fopenmp when that
 fails) into $KS_CACHE_DIR/cpu_ext/<key>/ (default ~/.cache/kernelsmith), keyed by
 sha256(name, source, flags, compiler version, CPU model): identical sources compile once per
-machine. Libraries are loaded with ctypes; every call is counted and timed for the audit.
+machine. $CXX and $KS_CACHE_DIR are read once, when the worker imports this module (before any
+candidate code): changing the environment later changes nothing here. Libraries are loaded with
+ctypes; every call is counted and timed for the audit.
 A library that reaches library code (its undefined dynamic symbols or its source name
 dlopen/dlsym or BLAS/LAPACK routines: library_code.py; it is linked against, or imports a
-symbol defined by, a library outside the C/C++ runtime: library_reach.py) is refused: load raises
-LibraryCodeError and the evaluation rejects the candidate (finding `library_code`).
+symbol defined by, a library outside the C/C++ runtime: library_reach.py), or whose
+extra_cflags are more than code-generation flags (compile_flags.py), is refused: load raises
+LibraryCodeError and the evaluation rejects the candidate (finding `library_code`). build()
+called by candidate code runs the same checks; a library candidate code loads by other means
+is checked when it is loaded (library_reach.py).
 
 Signature grammar: `RET(ARG, ARG, ...)`.
 - RET: void, int32, int64, float, double, bool (aliases: int, long, int32_t, int64_t,
@@ -36,6 +41,7 @@ import hashlib
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +50,7 @@ from collections.abc import Callable
 
 import torch
 
-from kernelsmith_worker import library_code, library_reach
+from kernelsmith_worker import compile_flags, library_code, library_reach
 from kernelsmith_worker.launches import active_recorder
 
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
@@ -201,13 +207,31 @@ class Library:
 
 # --- compiling -------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class _Settings:
+    cache_root: Path  # $KS_CACHE_DIR, default ~/.cache/kernelsmith
+    cxx: str  # $CXX, default c++
+
+
+def _settings_at_start() -> Callable[[], _Settings]:
+    """The environment's settings, read now (the worker's start) and never again."""
+    settings = _Settings(
+        Path(os.environ.get("KS_CACHE_DIR") or Path.home() / ".cache" / "kernelsmith"),
+        os.environ.get("CXX") or "c++")
+    return lambda: settings
+
+
+_settings = _settings_at_start()
+
+
 def cache_root() -> Path:
-    """$KS_CACHE_DIR, default ~/.cache/kernelsmith."""
-    return Path(os.environ.get("KS_CACHE_DIR") or Path.home() / ".cache" / "kernelsmith")
+    """$KS_CACHE_DIR as it was when the worker started, default ~/.cache/kernelsmith."""
+    return _settings().cache_root
 
 
 def compiler() -> str:
-    return os.environ.get("CXX") or "c++"
+    """$CXX as it was when the worker started, default c++."""
+    return _settings().cxx
 
 
 @functools.lru_cache(maxsize=8)
@@ -243,9 +267,14 @@ def _tail(text: str) -> str:
     return text if len(text) <= LOG_CHARS else "..." + text[-LOG_CHARS:]
 
 
-def build(name: str, source: str, extra_cflags: list[str] | None = None,
-          openmp: bool = True) -> tuple[Path, str]:
-    """Compiles (or finds in the cache) lib<name>.so. Returns (path, build log)."""
+def _compile(name: str, source: str, extra_cflags: list[str] | None = None,
+             openmp: bool = True) -> tuple[Path, str]:
+    """Compiles (or finds in the cache) lib<name>.so, nothing checked but the name and, for
+    candidate code, the flags. Returns (path, build log)."""
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(f"cpu_ext: name {name!r} must be a C identifier")
+    if not _evaluator_called():
+        _refuse_flags(name, extra_cflags)
     cxx = compiler()
     flags = [*BASE_FLAGS, *(extra_cflags or [])]
     key_text = "\0".join([name, source, " ".join(flags), str(openmp), _compiler_version(cxx),
@@ -279,32 +308,97 @@ def build(name: str, source: str, extra_cflags: list[str] | None = None,
             os.unlink(tmp)
 
 
-def load(name: str, source: str, functions: dict[str, str],
-         extra_cflags: list[str] | None = None, openmp: bool = True) -> Library:
-    """Compiles `source` (cached) and returns a Library exposing `functions`
-    ({exported C name: signature}). Raises CompileError (compiler log in `.log`) or
-    ValueError (bad name/signature)."""
-    if not _NAME_RE.match(name):
-        raise ValueError(f"cpu_ext.load: name {name!r} must be a C identifier")
-    if not functions:
-        raise ValueError("cpu_ext.load: declare at least one function in `functions`")
-    sigs = {fn: parse_signature(sig) for fn, sig in functions.items()}
-    path, log = build(name, source, extra_cflags, openmp)
-    _refuse_library_code(name, path, source, log)
-    try:
-        handle = ctypes.CDLL(str(path))
-    except OSError as e:
-        raise CompileError(f"cpu_ext: cannot load {path}: {e}", log) from e
-    callers: dict[str, Callable[..., Any]] = {}
-    for fn_name, sig in sigs.items():
+def _evaluator_called() -> bool:
+    """Whether the first frame outside this module and the standard library is the worker's
+    own (pc_sample, kernel_log: fixed sources of the evaluator). Anything else, a thread
+    started on build() included, is candidate code."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return frame is not None and not library_reach._candidate_caller(frame)
+
+
+def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Library],
+                             Callable[[str], bool]]:
+    """build, load and checked_library over one record of the libraries cpu_ext built or
+    checked in this worker, held only here: candidate code can read whether a file is in it,
+    not add one."""
+    checked: dict[str, tuple[int, int, int, int]] = {}
+
+    def identity(path: str) -> tuple[int, int, int, int] | None:
         try:
-            cfunc = getattr(handle, fn_name)
-        except AttributeError as e:
-            raise CompileError(
-                f"cpu_ext: {name}.cpp does not export {fn_name!r}; declare it "
-                f'extern "C" (C++ names are mangled otherwise)', log) from e
-        callers[fn_name] = _make_caller(name, fn_name, cfunc, sig)
-    return Library(name, path, log, callers)
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def record(path: Path) -> None:
+        real = os.path.realpath(path)
+        if (ident := identity(real)) is not None:
+            checked[real] = ident
+
+    def checked_library(path: str) -> bool:
+        """Whether `path` is a library cpu_ext built for the evaluator or checked for the
+        candidate in this worker, and the file is still the one it checked."""
+        real = os.path.realpath(path)
+        return real in checked and checked[real] == identity(real)
+
+    def build(name: str, source: str, extra_cflags: list[str] | None = None,
+              openmp: bool = True) -> tuple[Path, str]:
+        """Compiles (or finds in the cache) lib<name>.so. Returns (path, build log). Called
+        by candidate code, runs load()'s checks (raises LibraryCodeError)."""
+        path, log = _compile(name, source, extra_cflags, openmp)
+        if not _evaluator_called():
+            _refuse_library_code(name, path, source, log)
+        record(path)
+        return path, log
+
+    def load(name: str, source: str, functions: dict[str, str],
+             extra_cflags: list[str] | None = None, openmp: bool = True) -> Library:
+        """Compiles `source` (cached) and returns a Library exposing `functions`
+        ({exported C name: signature}). Raises CompileError (compiler log in `.log`),
+        LibraryCodeError (library_code.py, library_reach.py, compile_flags.py) or ValueError
+        (bad name/signature)."""
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise ValueError(f"cpu_ext.load: name {name!r} must be a C identifier")
+        if not functions:
+            raise ValueError("cpu_ext.load: declare at least one function in `functions`")
+        sigs = {fn: parse_signature(sig) for fn, sig in functions.items()}
+        _refuse_flags(name, extra_cflags)
+        path, log = _compile(name, source, extra_cflags, openmp)
+        _refuse_library_code(name, path, source, log)
+        record(path)
+        try:
+            handle = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise CompileError(f"cpu_ext: cannot load {path}: {e}", log) from e
+        callers: dict[str, Callable[..., Any]] = {}
+        for fn_name, sig in sigs.items():
+            try:
+                cfunc = getattr(handle, fn_name)
+            except AttributeError as e:
+                raise CompileError(
+                    f"cpu_ext: {name}.cpp does not export {fn_name!r}; declare it "
+                    f'extern "C" (C++ names are mangled otherwise)', log) from e
+            callers[fn_name] = _make_caller(name, fn_name, cfunc, sig)
+        return Library(name, path, log, callers)
+
+    return build, load, checked_library
+
+
+build, load, checked_library = _entry_points()
+
+
+def _refuse_flags(name: str, extra_cflags: Any) -> None:
+    """Raises LibraryCodeError (recorded) when extra_cflags hold more than code-generation
+    flags and links against the runtime (compile_flags.py)."""
+    found = compile_flags.flag_findings(extra_cflags)
+    if not found:
+        return
+    what = (f"cpu_ext library {name!r}: extra_cflags refused: {'; '.join(found[:4])}; allowed "
+            f"are {compile_flags.ALLOWED}")
+    library_code.refuse(what)
+    raise LibraryCodeError(what)
 
 
 def _refuse_library_code(name: str, path: Path, source: str, log: str) -> None:

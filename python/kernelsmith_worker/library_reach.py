@@ -15,12 +15,17 @@ resolves, not how it is spelled:
   and memory protection functions, and of the interpreter's C API (library_code.py's lists);
 - candidate code opening the process's memory map or a shared library's file other than its
   own cpu_ext builds (to find a symbol's address without dlsym) is the same reach;
+- a shared object candidate code loads itself (ctypes.CDLL and the like) that is neither a
+  runtime library nor one cpu_ext built or checked in this worker must pass the checks
+  cpu_ext.load runs on the binary (its DT_NEEDED entries, the symbols it imports, system
+  call instructions in its code), else loading it is refused the same way;
 - a cpu_ext library may depend only on runtime libraries (its DT_NEEDED entries), and each
   symbol it imports that the process's global scope already defines must come from one.
 
 The runtime: the C library and its parts, the C++ and GCC support libraries, the OpenMP
-runtimes, libpython and the Python executable, the vDSO, and the candidate's own cpu_ext
-builds. Calls made from torch's, Triton's or NumPy's own Python code are theirs, not the
+runtimes, libpython and the Python executable, the vDSO, and the libraries cpu_ext itself built
+or checked in this worker (cpu_ext.checked_library: those files while unchanged, not a folder).
+Calls made from torch's, Triton's or NumPy's own Python code are theirs, not the
 candidate's. A candidate that computes a library's address with no lookup and no file read
 (walking the loader's structures from its own machine code) is not seen here.
 """
@@ -33,6 +38,8 @@ import re
 import subprocess
 import sys
 import sysconfig
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +62,12 @@ class _DlInfo(ctypes.Structure):
                 ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
 
 
-def _loader() -> tuple[Any, Any]:
-    """libc's (or libdl's) dlsym and dladdr, bound once."""
+def _loader() -> tuple[Any, Any, Any, Any]:
+    """libc's (or libdl's) dlsym, dladdr, dlopen and dlclose, bound once."""
     for name in (None, "libdl.so.2"):
         try:
             lib = ctypes.CDLL(name)
-            dlsym, dladdr = lib.dlsym, lib.dladdr
+            dlsym, dladdr, dlopen, dlclose = lib.dlsym, lib.dladdr, lib.dlopen, lib.dlclose
             break
         except (OSError, AttributeError):
             continue
@@ -69,10 +76,12 @@ def _loader() -> tuple[Any, Any]:
     dlsym.restype, dlsym.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
     dladdr.restype, dladdr.argtypes = ctypes.c_int, [ctypes.c_void_p,
                                                      ctypes.POINTER(_DlInfo)]
-    return dlsym, dladdr
+    dlopen.restype, dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
+    dlclose.restype, dlclose.argtypes = ctypes.c_int, [ctypes.c_void_p]
+    return dlsym, dladdr, dlopen, dlclose
 
 
-_DLSYM, _DLADDR = _loader()
+_DLSYM, _DLADDR, _DLOPEN, _DLCLOSE = _loader()
 _GLOBAL = ctypes.CDLL(None)._handle  # dlopen(NULL): the process's global scope
 
 
@@ -100,30 +109,46 @@ def lookup(handle: int | None, name: str) -> int | None:
         return None
 
 
-def is_runtime(path: str) -> bool:
-    """A shared object a kernel may call into (see the module's docstring)."""
-    if not path:
-        return True
+def runtime_name(path: str) -> bool:
+    """Whether `path`'s file name is a runtime library's (the C library and its parts, C++ and
+    GCC support, OpenMP, Python): a name, not a proof that the file is that library."""
     base = os.path.basename(path)
-    if _RUNTIME_RE.match(base) or base.startswith("python"):
+    return bool(_RUNTIME_RE.match(base)) or base.startswith("python")
+
+
+def is_runtime(path: str, checked: Callable[[str], bool] | None = None) -> bool:
+    """A shared object a kernel may call into (see the module's docstring). `checked`: the
+    record of cpu_ext's libraries to ask (the hook passes the one it bound when made)."""
+    if not path or runtime_name(path):
         return True
-    return os.path.realpath(path) == os.path.realpath(sys.executable) or _own_build(path)
+    return os.path.realpath(path) == os.path.realpath(sys.executable) \
+        or (checked or _own_build)(path)
 
 
 def _own_build(path: str) -> bool:
-    """A cpu_ext build (the candidate's own library): its file may be read."""
-    from kernelsmith_worker.cpu_ext import cache_root  # cpu_ext imports this module
+    """A library cpu_ext built or checked in this worker (the candidate's own kernels)."""
+    from kernelsmith_worker.cpu_ext import checked_library  # cpu_ext imports this module
 
-    return os.path.realpath(path).startswith(os.path.realpath(cache_root()) + os.sep)
+    return checked_library(path)
 
 
-def foreign(handle: int | None, name: str) -> str | None:
+def _loaded_already(path: str) -> bool:
+    """Whether the process has loaded the file at `path` (the loader compares the file, not
+    the name)."""
+    handle = _DLOPEN(path.encode(), os.RTLD_LAZY | os.RTLD_NOLOAD)
+    if handle:
+        _DLCLOSE(handle)
+    return bool(handle)
+
+
+def foreign(handle: int | None, name: str,
+            checked: Callable[[str], bool] | None = None) -> str | None:
     """Why looking `name` up in `handle` reaches library code, or None."""
     why = library_code.forbidden(name)
     if why in (library_code.LOOKUP, library_code.PROCESS, library_code.PYTHON_API):
         return why
     where = provider(lookup(handle, name))
-    if where is not None and not is_runtime(where):
+    if where is not None and not is_runtime(where, checked):
         return f"defined by {os.path.basename(where)}"
     return None
 
@@ -143,16 +168,43 @@ def needed(path: Path) -> list[str]:
     return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out.stdout)
 
 
-def import_findings(path: Path) -> list[str]:
+def import_findings(path: Path, checked: Callable[[str], bool] | None = None) -> list[str]:
     """'what (why)' for each library `path` depends on outside the runtime, and each symbol
     it imports that the global scope resolves outside the runtime."""
     found = [f"{lib} (a library it is linked against)" for lib in needed(path)
-             if not is_runtime(lib)]
+             if not is_runtime(lib, checked)]
     for symbol in library_code.undefined_symbols(path):
         where = provider(lookup(None, symbol.split("@", 1)[0]))
-        if where is not None and not is_runtime(where):
+        if where is not None and not is_runtime(where, checked):
             found.append(f"{symbol.split('@', 1)[0]} (defined by {os.path.basename(where)})")
     return sorted(set(found))
+
+
+def binary_findings(path: Path, checked: Callable[[str], bool] | None = None) -> list[str]:
+    """What the checks cpu_ext.load runs on a built library find in the shared object at
+    `path`: libraries outside the runtime it needs (first: the cheapest to read), then
+    forbidden imports and system call instructions. Raises ToolMissing."""
+    found = [f"{lib} (a library it is linked against)" for lib in needed(path)
+             if not is_runtime(lib, checked)]
+    return found or sorted(set(library_code.library_findings(path)
+                               + import_findings(path, checked)))
+
+
+def load_findings(name: str, checked: Callable[[str], bool]) -> list[str]:
+    """Why candidate code may not load the shared object `name` (a dlopen argument), or [].
+    `checked`: whether a path is a library cpu_ext built or checked in this worker."""
+    if "/" not in name:  # found on the loader's search path, fixed when the process started
+        return [] if runtime_name(name) else [
+            f"{name} is not a runtime library (load the libraries cpu_ext built by path)"]
+    path = os.path.realpath(name)
+    if checked(path) or (runtime_name(path) and _loaded_already(path)):
+        return []
+    if not os.path.isfile(path):
+        return [f"{path} is not a file"]
+    try:
+        return binary_findings(Path(path), checked)
+    except library_code.ToolMissing as e:
+        return [f"it cannot be checked: {e}"]
 
 
 # --- candidate code, through ctypes and files ----------------------------------------------
@@ -164,8 +216,10 @@ _WORKER = str(Path(__file__).parent) + os.sep
 
 
 def _candidate_caller(frame: Any) -> bool:
-    """Whether the first frame above the standard library's (ctypes, functools, io, ...) is
-    candidate code: not installed packages, not the worker, not import machinery."""
+    """Whether the first frame above the standard library's (ctypes, functools, io, threading,
+    ...) is candidate code: not installed packages, not the worker, not import machinery. A
+    stack of the standard library's frames only (a thread started on ctypes.CDLL or getattr
+    itself) is the candidate's: the worker's own work always has a frame of its own."""
     while frame is not None:
         name = frame.f_code.co_filename
         if name.startswith("<frozen ") or (_STDLIB and name.startswith(_STDLIB)
@@ -173,67 +227,94 @@ def _candidate_caller(frame: Any) -> bool:
             frame = frame.f_back
             continue
         return not (any(p in name for p in _INSTALLED) or name.startswith(_WORKER))
-    return False
+    return True
 
 
-_busy = False
-
-
-def _opened(path: Any) -> str | None:
+def _opened(path: Any, checked: Callable[[str], bool]) -> str | None:
     if isinstance(path, bytes):
         path = path.decode(errors="replace")
     if isinstance(path, str) and (_MAPS_RE.match(path) or (
-            _SHARED_OBJECT_RE.search(path) and not _own_build(path))) \
+            _SHARED_OBJECT_RE.search(path) and not checked(os.path.realpath(path)))) \
             and _candidate_caller(sys._getframe(2)):
         return (f"the candidate's code opened {path[:160]}: reading the process's memory map "
                 "or a library's file finds library code by address")
     return None
 
 
-def _looked_up(event: str, args: tuple[Any, ...]) -> str | None:
+def _looked_up(event: str, args: tuple[Any, ...], checked: Callable[[str], bool]) -> str | None:
     if len(args) < 2 or not isinstance(args[1], str):
         return None  # an ordinal
     handle = args[0] if event == "ctypes.dlsym/handle" else getattr(args[0], "_handle", None)
     if not isinstance(handle, int) or not _candidate_caller(sys._getframe(2)):
         return None
-    why = foreign(handle, args[1])
+    why = foreign(handle, args[1], checked)
     if why is None:
         return None
     return (f"the candidate's code looked up {args[1][:80]!r} with ctypes ({why}): a kernel "
             "must compute with its own code, not call a library's routines by address")
 
 
+def _loaded(name: Any, checked: Callable[[str], bool]) -> str | None:
+    if isinstance(name, bytes):
+        name = name.decode(errors="replace")
+    if not isinstance(name, str) or not _candidate_caller(sys._getframe(2)):
+        return None  # None: dlopen(NULL), the process's global scope
+    found = load_findings(name, checked)
+    if not found:
+        return None
+    return (f"the candidate's code loaded {name[:160]} with ctypes ({'; '.join(found[:4])}): "
+            "a shared object outside the runtime must pass cpu_ext's library checks")
+
+
 class LookupRefused(PermissionError):
-    """Raised into candidate code by a refused ctypes lookup (recorded as a refusal too)."""
+    """Raised into candidate code by a refused ctypes lookup or load (recorded as a refusal
+    too)."""
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
-    global _busy
-    if _busy or event not in ("ctypes.dlsym", "ctypes.dlsym/handle", "open"):
-        return
-    _busy = True
-    denied: str | None = None
-    try:
-        if event == "open":
-            denied = _opened(args[0] if args else None)
-        else:
-            denied = _looked_up(event, args)
-        if denied is not None:
-            library_code.refuse(denied)
-    except Exception:  # noqa: BLE001 - a fault of the check must not break the audited call
-        pass
-    finally:
-        _busy = False
-    if denied is not None:  # the lookup itself fails: the candidate gets no address
-        raise LookupRefused(denied)
+_EVENTS = frozenset({"ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.dlopen", "open"})
+
+
+def make_hook() -> Callable[[str, tuple[Any, ...]], None]:
+    """A new audit hook. Everything it decides with is bound here, when it is made (before any
+    candidate code): the checks, the refusal log, cpu_ext's record of the libraries it built
+    or checked, and its re-entrancy guard (per thread, held only by the hook)."""
+    from kernelsmith_worker.cpu_ext import checked_library  # cpu_ext imports this module
+
+    guard = threading.local()
+    events, refuse = _EVENTS, library_code.refuse
+    opened, looked_up, loaded = _opened, _looked_up, _loaded
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in events or getattr(guard, "busy", False):
+            return
+        guard.busy = True
+        denied: str | None = None
+        try:
+            if event == "open":
+                denied = opened(args[0] if args else None, checked_library)
+            elif event == "ctypes.dlopen":
+                denied = loaded(args[0] if args else None, checked_library)
+            else:
+                denied = looked_up(event, args, checked_library)
+            if denied is not None:
+                refuse(denied)
+        except Exception:  # noqa: BLE001 - a fault of the check must not break the audited call
+            pass
+        finally:
+            guard.busy = False
+        if denied is not None:  # the lookup or load itself fails: the candidate gets nothing
+            raise LookupRefused(denied)
+
+    return hook
 
 
 _installed = False
 
 
 def install() -> None:
-    """Adds the audit hook (once per process; audit hooks cannot be removed)."""
+    """Adds the audit hook (once per process, before any candidate code; audit hooks cannot be
+    removed)."""
     global _installed
     if not _installed:
-        sys.addaudithook(_hook)
+        sys.addaudithook(make_hook())
         _installed = True

@@ -43,12 +43,24 @@ class RecordingEvents:
         self.log.append("lease:release")
 
 
+def use_cache_dir(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Points cpu_ext's build cache (and $KS_CACHE_DIR) at `path` for one test. cpu_ext reads
+    $KS_CACHE_DIR once, at import, so its captured settings are replaced too."""
+    import dataclasses
+
+    from kernelsmith_worker import cpu_ext
+
+    settings = dataclasses.replace(cpu_ext._settings(), cache_root=path)
+    monkeypatch.setattr(cpu_ext, "_settings", lambda: settings)
+    monkeypatch.setenv("KS_CACHE_DIR", str(path))
+
+
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
     """A fresh cpu_ext build cache (KS_CACHE_DIR) and no refusals recorded, before and after."""
     from kernelsmith_worker import library_code
 
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    use_cache_dir(monkeypatch, tmp_path)
     library_code.clear()
     yield tmp_path
     library_code.clear()

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from conftest import use_cache_dir
 from kernelsmith_worker import cpu_ext
 from kernelsmith_worker.compiled_code import (CompiledCodeWatch, compiled_model_findings,
                                               mapped_libraries)
@@ -24,7 +25,7 @@ extern "C" int own_kernel(int x) { return x + 1; }
 
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    use_cache_dir(monkeypatch, tmp_path)
     return tmp_path
 
 
@@ -42,7 +43,8 @@ def test_deleted_libraries_are_judged_by_their_mapped_code(cache, tmp_path):
     # hid it): an own library passes, an AOT model is still found in its mapped segments.
     own, _ = cpu_ext.build("own_lib", OWN)
     aoti, _ = cpu_ext.build("aoti_gone", AOTI_LIKE)
-    own_copy, aoti_copy = tmp_path / "gone.so", tmp_path / "model_gone.so"
+    # (named so that writing them is no library file opened by candidate code: library_reach)
+    own_copy, aoti_copy = tmp_path / "gone.so.copy", tmp_path / "model_gone.so.copy"
     shutil.copy(own, own_copy)
     shutil.copy(aoti, aoti_copy)
     watch = CompiledCodeWatch()

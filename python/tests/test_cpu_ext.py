@@ -7,6 +7,7 @@ import ctypes
 import pytest
 import torch
 
+from conftest import use_cache_dir
 from kernelsmith_worker import cpu_ext
 from kernelsmith_worker.launches import active_recorder
 
@@ -25,7 +26,7 @@ ADD_FUNCS = {"add": "void(const float*, const float*, float*, int64)",
 
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    use_cache_dir(monkeypatch, tmp_path)
     return tmp_path
 
 
@@ -105,3 +106,52 @@ def test_calls_are_counted_and_timed(cache, worker_ctx):
     assert rec.inside_ns > 0
     assert not rec.in_kernel()
     rec.reset()
+
+
+STATIC_BLAS_FLAGS = ["-Wl,--exclude-libs,ALL", "-Wl,--defsym,xerbla_=xstub", "-Wl,-u,sgemm_",
+                     "/usr/lib/x86_64-linux-gnu/libblas.a"]
+
+
+def test_extra_cflags_allow_code_generation_and_runtime_links():
+    from kernelsmith_worker.compile_flags import flag_findings, refused_flag
+
+    for ok in ("-O2", "-Ofast", "-march=native", "-mtune=znver3", "-mavx2", "-mno-fma",
+               "-ffast-math", "-fopenmp", "-fno-math-errno", "-fvisibility=hidden", "-DN=4",
+               "-UNDEBUG", "-std=c++20", "-Wall", "-Wno-unused-variable", "-Werror", "-w",
+               "-g", "-g3", "-pthread", "-lm", "-lmvec", "-lpthread", "-lgomp",
+               "-I/usr/include", "-I/usr/local/include/x"):
+        assert refused_flag(ok) is None, ok
+    for bad, why in (("-Wl,--exclude-libs,ALL", "not a code-generation"),
+                     ("-Xlinker", "not a code-generation"), ("-B/tmp/tools", "not a code"),
+                     ("-L/usr/lib", "not a code"), ("-specs=/tmp/s", "not a code"),
+                     ("-include", "not a code"), ("-x", "not a code"), ("@/tmp/args", "input"),
+                     ("/usr/lib/x86_64-linux-gnu/libblas.a", "input file"),
+                     ("-fplugin=/tmp/p.so", "plugin"), ("-fuse-ld=lld", "linker"),
+                     ("-mllvm", "not a code"), ("-lblas", "outside the C/C++ runtime"),
+                     ("-ltorch_cpu", "outside"), ("-l:libblas.a", "not a code"),
+                     ("-I/tmp/headers", "header folder"), ("-Wa,-K", "not a code"),
+                     ("-static", "not a code"), ("-o", "not a code"), ("-E", "not a code")):
+        assert why in (refused_flag(bad) or ""), bad
+    assert flag_findings("-O2") and flag_findings([3]) and flag_findings(None) == []
+
+
+def test_refused_extra_cflags_are_a_library_code_refusal(cache):
+    from kernelsmith_worker import library_code
+
+    library_code.clear()
+    with pytest.raises(cpu_ext.LibraryCodeError, match="'-Wl,--exclude-libs,ALL'.*allowed"):
+        cpu_ext.load("add", ADD, ADD_FUNCS, extra_cflags=STATIC_BLAS_FLAGS)
+    with pytest.raises(cpu_ext.LibraryCodeError, match="libblas.a' is an input file"):
+        cpu_ext.build("add", ADD, extra_cflags=STATIC_BLAS_FLAGS[3:])
+    assert len(library_code.refusals()) == 2 and not list(cache.glob("cpu_ext/*/*.so"))
+    library_code.clear()
+    lib = cpu_ext.load("add", ADD, ADD_FUNCS, extra_cflags=["-lmvec", "-O2", "-DUNUSED=1"])
+    assert lib.dot(torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64),
+                   3) == pytest.approx(3.0)
+    assert not library_code.refusals()
+
+
+def test_names_are_c_identifiers_for_every_entry_point(cache):
+    for bad in ("../../escape", "a b", ""):
+        with pytest.raises(ValueError, match="C identifier"):
+            cpu_ext.build(bad, ADD)

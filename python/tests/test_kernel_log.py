@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import use_cache_dir
 from kernelsmith_worker import kernel_log
 
 
@@ -32,7 +33,7 @@ def test_a_worker_without_a_device_has_no_log_and_says_why():
 
 
 def test_the_recorder_compiles_against_the_cupti_torch_ships(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    use_cache_dir(monkeypatch, tmp_path)
     lib = kernel_log._loaded_cupti()
     if lib is None or kernel_log._headers_for(lib) is None:
         pytest.skip("this torch has no libcupti with headers (a CPU build)")

@@ -45,7 +45,7 @@ def test_names():
 
 
 def test_imported_blas_symbol_is_found_without_its_name_in_the_source(cache):
-    path, _ = cpu_ext.build("hidden_sgemm", HIDDEN_SGEMM)
+    path, _ = cpu_ext._compile("hidden_sgemm", HIDDEN_SGEMM)
     assert library_code.source_findings(HIDDEN_SGEMM) == []
     assert any(f.startswith("sgemm_ ") for f in library_code.library_findings(path))
 
@@ -102,10 +102,10 @@ extern "C" void hold() { PyGILState_Release(PyGILState_Ensure()); }
 
 
 def test_signals_syscalls_and_the_interpreter_api_are_refused(cache):
-    found = library_code.library_findings(cpu_ext.build("signaller", SIGNALLER)[0])
+    found = library_code.library_findings(cpu_ext._compile("signaller", SIGNALLER)[0])
     assert any(f.startswith("sigaction ") for f in found), found
     assert not any(f.startswith("syscall ") for f in found), found  # std::thread's futexes
-    found = library_code.library_findings(cpu_ext.build("gil", GIL)[0])
+    found = library_code.library_findings(cpu_ext._compile("gil", GIL)[0])
     assert any(f.startswith("PyGILState_Ensure (the interpreter") for f in found), found
     for name in ("tgkill", "pthread_sigmask", "mprotect", "setitimer", "PyEval_SaveThread"):
         assert library_code.forbidden(name), name
@@ -115,7 +115,7 @@ def test_signals_syscalls_and_the_interpreter_api_are_refused(cache):
 
 @pytest.mark.skipif(__import__("platform").machine() != "x86_64", reason="x86-64 asm")
 def test_a_system_call_instruction_in_the_library_is_refused(cache):
-    path, _ = cpu_ext.build("raw_syscall", RAW_SYSCALL)
+    path, _ = cpu_ext._compile("raw_syscall", RAW_SYSCALL)
     assert [insn for _, insn in library_code.system_calls(path)] == ["syscall"]
     assert any("system call made by the library" in f
                for f in library_code.library_findings(path))

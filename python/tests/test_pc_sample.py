@@ -115,7 +115,10 @@ def spin_lib():
 
     from kernelsmith_worker import cpu_ext
 
-    path, _ = cpu_ext.build("test_pc_spin", _SPIN, openmp=False)
+    # built as the evaluator's own helpers are (pthread_sigmask is refused to candidates)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(cpu_ext, "_evaluator_called", lambda: True)
+        path, _ = cpu_ext.build("test_pc_spin", _SPIN, openmp=False)
     lib = ctypes.CDLL(str(path))
     lib.spin_masked.argtypes = [ctypes.c_long]
     lib.spin_threads.argtypes = [ctypes.c_long, ctypes.c_int]

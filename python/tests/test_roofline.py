@@ -8,7 +8,7 @@ import json
 import pytest
 import torch
 
-from conftest import CASES, run_eval
+from conftest import CASES, run_eval, use_cache_dir
 from kernelsmith_worker import device_peaks
 from kernelsmith_worker.roofline_work import forward_work
 
@@ -71,7 +71,7 @@ def test_an_input_passed_twice_is_read_once():
 
 
 def test_peaks_are_measured_then_cached_per_device(tmp_path, monkeypatch):
-    monkeypatch.setenv("KS_CACHE_DIR", str(tmp_path))
+    use_cache_dir(monkeypatch, tmp_path)
     monkeypatch.setattr(device_peaks, "BUDGET_S", 0.05)
     calls = []
     real = device_peaks.measure
