@@ -41,6 +41,7 @@ from kernelsmith_worker.os_threads import os_threads
 
 # captured when the worker starts, before any candidate is imported
 _clock_ns = time.clock_gettime_ns
+_thread_ns = time.thread_time_ns
 _PROCESS = time.CLOCK_PROCESS_CPUTIME_ID
 _getrusage = resource.getrusage
 _CHILDREN = resource.RUSAGE_CHILDREN
@@ -56,6 +57,11 @@ BUDGET_MARGIN = 0.5
 # Reference samples: CPU seconds of non-evaluator threads per wall second above this reject.
 # A pool that blocks between calls uses ~0; one spinning thread 1.0 (or its share of a CPU).
 FOREIGN_MAX = 0.25
+# Reference samples, one-thread budget: the share of their wall time the timing thread spent
+# off the CPU without waiting to run (blocked: the interpreter's lock or another lock held by
+# a thread of the candidate) above this reject. A one-thread reference computes or waits in
+# the run queue (a busy machine); it does not block.
+BLOCKED_MAX = 0.1
 # Sides timed for less wall time than this are not judged (too few samples to read).
 MIN_WALL_S = 0.02
 # available() is not taken below this (a machine so busy that the figure is mostly noise).
@@ -77,6 +83,19 @@ _known = _Known()
 def evaluator_threads_are(tids: frozenset[int]) -> None:
     """The threads alive before the candidate was imported: the evaluator's."""
     _known.tids = frozenset(tids)
+
+
+def _sched_ns() -> tuple[int, int]:
+    """(time run, time waited in the run queue) of the calling thread, from its schedstat;
+    (0, 0) where the kernel has none. Its CPU clock is read first: that brings the run time
+    up to date (else it lags by up to a scheduler tick)."""
+    _thread_ns()
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            run, wait = f.read().split()[:2]
+        return int(run), int(wait)
+    except (OSError, ValueError):
+        return 0, 0
 
 
 def thread_cpu_ns(tid: int) -> int | None:
@@ -104,6 +123,9 @@ class CpuAccount:
         self.own_ns = {"ref": 0, "cand": 0}  # the timing thread
         self.foreign_ns = {"ref": 0, "cand": 0}  # live threads that are not the evaluator's
         self.ended_ns = {"ref": 0, "cand": 0}  # threads that ended inside the samples
+        # the timing thread off the CPU and not in the run queue: blocked
+        self.blocked_ns = {"ref": 0, "cand": 0}
+        self._sched = (0, 0)
 
     @staticmethod
     def snapshot() -> tuple[dict[int, int], int]:
@@ -123,12 +145,16 @@ class CpuAccount:
 
     def start(self) -> None:
         self._mark_threads, self._mark_ended = self.snapshot()
+        self._sched = _sched_ns()
         self._mark = (_perf_ns(), self._mark_threads.get(self._me, 0))
 
     def stop(self, side: str) -> None:
         if self._mark is None:
             return
         wall = _perf_ns() - self._mark[0]
+        run, wait = _sched_ns()
+        if run:
+            self.blocked_ns[side] += max(0, wall - (run - self._sched[0]) - (wait - self._sched[1]))
         now, ended = self.snapshot()
         before = self._mark_threads
         self.wall_ns[side] += wall
@@ -183,7 +209,13 @@ class CpuAccount:
                                             self._ended(s) / self.wall_ns[s])
                                        for s in ("ref", "cand")},
                 "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
-                "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used())}
+                "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used()),
+                "blocked_share": {s: r(self.blocked_share(s)) for s in ("ref", "cand")}}
+
+    def blocked_share(self, side: str) -> float | None:
+        """The share of a side's sampled wall time the timing thread was blocked."""
+        wall = self.wall_ns[side]
+        return None if wall < MIN_WALL_S * 1e9 else self.blocked_ns[side] / wall
 
     def findings(self, budget: int) -> list[dict[str, str]]:
         out = []
@@ -197,6 +229,15 @@ class CpuAccount:
                 "threads of its own beyond "
                 "the budget (std::thread, a pool, a caller that spins while its workers "
                 "compute) count against it as OpenMP threads do", "reject"))
+        blocked = self.blocked_share("ref")
+        if budget == 1 and blocked is not None and blocked > BLOCKED_MAX:
+            out.append(finding(
+                "reference_slowed",
+                f"while the reference was timed, the timing thread was blocked (off the CPU, "
+                f"not waiting to run) {blocked:.0%} of the time: a one-thread reference does "
+                "not block, so a thread of the candidate held the interpreter's lock or another "
+                "lock it needs; a thread left behind must not hold them between calls",
+                "reject"))
         ref = self.foreign_per_wall("ref")
         if ref is not None and ref > FOREIGN_MAX:
             out.append(finding(

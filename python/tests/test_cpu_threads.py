@@ -283,3 +283,47 @@ def test_findings_read_the_figures_against_the_budget():
     assert ref.record()["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
     assert ref.record()["cpu_per_wall"]["cand"] is None
 
+
+
+def _timed_reference(acc: CpuAccount, seconds: float) -> None:
+    """Reference samples of a torch op that releases the interpreter's lock while it runs."""
+    a = torch.rand(192, 192)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        acc.start()
+        for _ in range(8):
+            torch.mm(a, a)
+        acc.stop("ref")
+
+
+def test_a_thread_holding_the_interpreter_while_the_reference_runs_is_rejected():
+    # A foreign call through ctypes.PyDLL keeps the interpreter's lock while it sleeps: the
+    # timing thread, back from the torch op, blocks until it is released (off the CPU, not in
+    # the run queue); its reference samples read slower without any CPU of the candidate's.
+    libc = ctypes.PyDLL(None)
+    stop = threading.Event()
+
+    def hold() -> None:
+        while not stop.is_set():
+            libc.usleep(3000)
+            time.sleep(0.002)
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        quiet = CpuAccount(evaluator=frozenset())
+        _timed_reference(quiet, 0.3)
+        assert quiet.blocked_share("ref") < 0.05, quiet.record()
+        assert not any(f["kind"] == "reference_slowed" for f in quiet.findings(1))
+        holder = threading.Thread(target=hold)
+        holder.start()
+        try:
+            held = CpuAccount(evaluator=frozenset())
+            _timed_reference(held, 0.3)
+        finally:
+            stop.set()
+            holder.join()
+    finally:
+        torch.set_num_threads(before)
+    assert held.blocked_share("ref") > 0.1, held.record()
+    assert "reference_slowed" in [f["kind"] for f in held.findings(1)]
