@@ -116,12 +116,51 @@ def runtime_name(path: str) -> bool:
     return bool(_RUNTIME_RE.match(base)) or base.startswith("python")
 
 
+SYSTEM_LIB_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64")  # and their subfolders
+
+
+def _runtime_dirs() -> frozenset[str]:
+    """Folders (themselves, not below) the interpreter's and torch's runtime libraries are
+    installed in (torch's wheel bundles an OpenMP runtime). Fixed when the worker starts."""
+    dirs = {os.path.dirname(os.path.realpath(sys.executable)),
+            os.path.realpath(sysconfig.get_config_var("LIBDIR") or "/usr/lib"),
+            os.path.realpath(os.path.join(sys.base_prefix, "lib"))}
+    try:
+        import torch
+
+        dirs.add(os.path.realpath(os.path.join(os.path.dirname(torch.__file__), "lib")))
+    except ImportError:
+        pass
+    return frozenset(dirs)
+
+
+_RUNTIME_DIRS = _runtime_dirs()
+
+
+def in_system_dirs(real: str) -> bool:
+    return real.startswith(tuple(d + os.sep for d in SYSTEM_LIB_DIRS))
+
+
+def runtime_file(path: str) -> bool:
+    """Whether the file at `path` is a runtime library: a runtime library's name in the
+    system's library folders or the folder of the interpreter's or torch's own. A copy of
+    any library under such a name elsewhere (a temporary folder, the candidate's own) is
+    not."""
+    real = os.path.realpath(path)
+    return runtime_name(real) and (in_system_dirs(real)
+                                   or os.path.dirname(real) in _RUNTIME_DIRS)
+
+
 def is_runtime(path: str, checked: Callable[[str], bool] | None = None) -> bool:
-    """A shared object a kernel may call into (see the module's docstring). `checked`: the
-    record of cpu_ext's libraries to ask (the hook passes the one it bound when made)."""
-    if not path or runtime_name(path):
+    """A shared object a kernel may call into (see the module's docstring): a bare name (a
+    DT_NEEDED entry, found on the loader's search path) by its name, a file by its identity.
+    `checked`: the record of cpu_ext's libraries to ask (the hook passes the one it bound
+    when made)."""
+    if not path:
         return True
-    return os.path.realpath(path) == os.path.realpath(sys.executable) \
+    if "/" not in path:
+        return runtime_name(path)
+    return runtime_file(path) or os.path.realpath(path) == os.path.realpath(sys.executable) \
         or (checked or _own_build)(path)
 
 
@@ -197,7 +236,7 @@ def load_findings(name: str, checked: Callable[[str], bool]) -> list[str]:
         return [] if runtime_name(name) else [
             f"{name} is not a runtime library (load the libraries cpu_ext built by path)"]
     path = os.path.realpath(name)
-    if checked(path) or (runtime_name(path) and _loaded_already(path)):
+    if checked(path) or (runtime_file(path) and _loaded_already(path)):
         return []
     if not os.path.isfile(path):
         return [f"{path} is not a file"]

@@ -11,8 +11,11 @@ and oneDNN's, so the samples that land in a math library's routines are counted:
 
 - `library_code` (reject): at least MIN_SAMPLES samples and LIBRARY_SHARE of forward's
   samples in math-library code (BLAS/LAPACK/VML, Sleef, oneDNN, FBGEMM, XNNPACK, cuBLAS,
-  OpenBLAS, ...). An honest cpu_ext kernel runs its own code, libgomp, libm and libc, and
-  the torch ops a kernel may call in forward (allocation, views, copies) are not math;
+  OpenBLAS, ...), or in the compiled code of a library that is neither the candidate's
+  builds, the runtime (judged by where the file is, not its name), the interpreter's
+  extension modules nor torch's package (NumPy's loops, a renamed copy of a BLAS). An
+  honest cpu_ext kernel runs its own code, libgomp, libm and libc, and the torch ops a
+  kernel may call in forward (allocation, views, copies) are not math;
 - `evaluator_tampering` (reject): the handler replaced, or far fewer samples than the CPU
   time forward used, measured against the rate this worker saw when it started. The signal
   is the process's, and the kernel hands it to the thread whose CPU time fired it unless
@@ -86,6 +89,7 @@ class Samples:
     where: Counter = field(default_factory=Counter)  # (library, symbol) -> samples
     math: Counter = field(default_factory=Counter)  # the math-library ones
     torch: Counter = field(default_factory=Counter)  # the ones in torch's own kernels
+    foreign: Counter = field(default_factory=Counter)  # in other packages' compiled code
     by_thread: Counter = field(default_factory=Counter)  # thread id -> samples it took
     thread_cpu_s: dict[int, float] = field(default_factory=dict)  # CPU time in the window of
     #                                      each thread alive at its end
@@ -95,6 +99,7 @@ class Samples:
         return {"samples": total, "signals": self.signals, "cpu_s": round(self.cpu_s, 4),
                 "calls": self.calls, "math_samples": sum(self.math.values()),
                 "torch_samples": sum(self.torch.values()),
+                "foreign_samples": sum(self.foreign.values()),
                 "threads": {str(t): [self.by_thread.get(t, 0), round(c, 4)]
                             for t, c in sorted(self.thread_cpu_s.items())
                             if c > 0 or self.by_thread.get(t)},
@@ -112,22 +117,58 @@ class _Sampler:
 
 
 def is_math(library: str, symbol: str) -> bool:
-    """A sample in `symbol` of `library` (basename) ran a math library's routine."""
+    """A sample in `symbol` of `library` (a path, judged by identity, or a bare name) ran a
+    math library's routine."""
     if library_reach.is_runtime(library):
         return False
-    return bool(_MATH_LIBRARY_RE.match(library) or _MATH_SYMBOL_RE.match(symbol)
+    return bool(_MATH_LIBRARY_RE.match(os.path.basename(library)) or _MATH_SYMBOL_RE.match(symbol)
                 or library_code.forbidden(symbol) == library_code.ROUTINE)
 
 
 def is_torch(library: str, symbol: str) -> bool:
     """A sample in torch's own CPU kernels (not a math routine they call)."""
-    return bool(_TORCH_LIBRARY_RE.match(library)) and not is_math(library, symbol)
+    return bool(_TORCH_LIBRARY_RE.match(os.path.basename(library))) \
+        and not is_math(library, symbol)
 
 
-def where(pc: int) -> tuple[str, str]:
-    """(library basename, nearest exported symbol) of a program counter."""
+def _allowed_dirs() -> tuple[str, ...]:
+    """Where code a kernel's calls may run in lives besides the runtime and its own builds:
+    the interpreter's extension modules and torch's package (its bindings, dispatcher and
+    allocator; its kernels are judged apart, torch_compute)."""
+    import sysconfig
+
+    dynload = os.path.join(sysconfig.get_paths().get("platstdlib") or "/usr/lib", "lib-dynload")
+    return (os.path.realpath(dynload), os.path.realpath(os.path.dirname(torch.__file__)))
+
+
+_ALLOWED_DIRS = _allowed_dirs()
+
+
+def kind_of(path: str, symbol: str) -> str:
+    """What a sample at `symbol` of the library at `path` ran: "math" (a math library's
+    routine), "torch" (torch's own kernels), "foreign" (a library that is neither the
+    candidate's builds, the runtime, the interpreter's nor torch's: another package's compiled
+    code, a copy of a library under another name), or "" (the kernel's own code, the
+    runtime, the interpreter, torch's bindings; no library at all)."""
+    if not path:
+        return ""
+    if is_math(path, symbol):
+        return "math"
+    if library_reach.is_runtime(path):
+        return ""
+    if is_torch(path, symbol):
+        return "torch"
+    real = os.path.realpath(path)
+    if library_reach.in_system_dirs(real) or any(real.startswith(d + os.sep)
+                                                 for d in _ALLOWED_DIRS):
+        return ""
+    return "foreign"
+
+
+def where(pc: int) -> tuple[str, str, str]:
+    """(library basename, nearest exported symbol, kind_of) of a program counter."""
     path, sym = library_reach.locate(pc)
-    return (os.path.basename(path) if path else "?"), sym or "?"
+    return (os.path.basename(path) if path else "?"), sym or "?", kind_of(path or "", sym or "")
 
 
 def thread_cpu_times() -> dict[int, float]:
@@ -178,18 +219,17 @@ def _tally(out: Samples, first: int, end: int, tagged_only: bool) -> None:
     """Samples first..end-1 into `out` (with tagged_only, those taken in candidate calls)."""
     lib = _Sampler.lib
     pcs, tids, tags = lib.ks_pc_samples(), lib.ks_pc_tids(), lib.ks_pc_tags()
-    named: dict[int, tuple[str, str]] = {}
+    named: dict[int, tuple[str, str, str]] = {}
+    counters = {"math": out.math, "torch": out.torch, "foreign": out.foreign}
     for i in range(first, min(end, lib.ks_pc_capacity())):
         if tagged_only and not tags[i]:
             continue
         pc = int(pcs[i])
-        lib_sym = named.get(pc) or named.setdefault(pc, where(pc))
+        base, sym, kind = named.get(pc) or named.setdefault(pc, where(pc))
         out.by_thread[int(tids[i])] += 1
-        out.where[lib_sym] += 1
-        if is_math(*lib_sym):
-            out.math[lib_sym] += 1
-        elif is_torch(*lib_sym):
-            out.torch[lib_sym] += 1
+        out.where[(base, sym)] += 1
+        if kind:
+            counters[kind][(base, sym)] += 1
 
 
 def _window(call: Callable[[], Any], cpu_s: float, calls: int, wall_s: float) -> Samples:
@@ -269,18 +309,27 @@ class Request:
         s = self.samples
         if s is None:
             return []
-        total, math, torch_ = (sum(s.where.values()), sum(s.math.values()),
-                               sum(s.torch.values()))
-        out = []
-        if math >= MIN_SAMPLES and math >= LIBRARY_SHARE * total:
-            out.append(("library_code", f"{math} of {total} CPU samples of the candidate's "
-                        f"calls in this request ran in math library routines ({_top(s.math)})"
-                        ": a kernel must compute with its own code"))
+        total, torch_ = sum(s.where.values()), sum(s.torch.values())
+        out = _library_findings(s, "of the candidate's calls in this request")
         if torch_ >= TORCH_MIN_SAMPLES and torch_ >= TORCH_SHARE * total:
             out.append(("torch_compute", f"{torch_} of {total} CPU samples of the candidate's "
                         f"calls in this request ran in torch's own kernels ({_top(s.torch)}): "
                         "the work is torch's, however it was reached"))
         return out
+
+
+def _library_findings(s: Samples, calls: str) -> list[tuple[str, str]]:
+    """library_code where MIN_SAMPLES and LIBRARY_SHARE of the samples ran in math library
+    routines, or in other packages' compiled code."""
+    total = sum(s.where.values())
+    for counter, what in ((s.math, "math library routines"),
+                          (s.foreign, "code of libraries that are neither its own builds, the "
+                           "runtime, the interpreter's nor torch's")):
+        n = sum(counter.values())
+        if n >= MIN_SAMPLES and n >= LIBRARY_SHARE * total:
+            return [("library_code", f"{n} of {total} CPU samples {calls} ran in {what} "
+                     f"({_top(counter)}): a kernel must compute with its own code")]
+    return []
 
 
 def _top(c: Counter) -> str:
@@ -335,12 +384,7 @@ def findings(s: Samples | None) -> list[tuple[str, str]]:
     if s.signals < 0:
         return [("evaluator_tampering", "the CPU sampler's SIGPROF handler was replaced: "
                  "forward's CPU time could not be attributed")]
-    out: list[tuple[str, str]] = []
-    total, math = sum(s.where.values()), sum(s.math.values())
-    if math >= MIN_SAMPLES and math >= LIBRARY_SHARE * total:
-        out.append(("library_code", f"{math} of forward's {total} CPU samples ran in math "
-                    f"library routines ({_top(s.math)}): a kernel must compute with its own "
-                    "code"))
+    out = _library_findings(s, "of forward")
     expected = s.cpu_s * _Sampler.rate
     if expected >= MIN_EXPECTED and s.signals < MISSING_SHARE * expected:
         out.append(("evaluator_tampering", f"forward used {s.cpu_s * 1e3:.0f} ms of CPU time "

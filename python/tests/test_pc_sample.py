@@ -214,3 +214,34 @@ def test_slot_calls_fetch_their_arguments_untagged():
     assert seen == [("args", 0), ("model", 0), ("args", 0), ("model", 1), ("args", 0),
                     ("model", 0)]
     assert pc_sample.Request(False).__enter__().findings() == []
+
+
+def test_kinds_of_code_by_where_the_library_is():
+    import os
+
+    import numpy
+
+    umath = numpy._core._multiarray_umath.__file__ if hasattr(numpy, "_core") \
+        else numpy.core._multiarray_umath.__file__
+    torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    assert pc_sample.kind_of(umath, "?") == "foreign"
+    assert pc_sample.kind_of("/tmp/libgomp-16c01abc.so", "sgemm_kernel_HASWELL") == "foreign"
+    assert pc_sample.kind_of(os.path.join(torch_lib, "libc10.so"), "?") == ""
+    assert pc_sample.kind_of(os.path.join(torch_lib, "libtorch_cpu.so"), "?") == "torch"
+    assert pc_sample.kind_of(os.path.join(torch_lib, "libtorch_cpu.so"), "mkl_blas_x") == "math"
+    assert pc_sample.kind_of("/lib/x86_64-linux-gnu/libc.so.6", "memcpy") == ""
+    assert pc_sample.kind_of("", "") == ""
+
+
+def test_another_packages_compiled_code_in_candidate_calls_is_library_code(sampler):
+    import numpy
+
+    x = numpy.random.rand(1 << 20).astype(numpy.float32)
+    with pc_sample.Request(True) as req:
+        c0 = time.process_time()
+        while time.process_time() - c0 < 0.3:
+            with pc_sample.candidate_call():
+                numpy.exp(x)
+    found = req.findings()
+    assert [k for k, _ in found] == ["library_code"], req.samples.record()
+    assert "neither its own builds" in found[0][1]
