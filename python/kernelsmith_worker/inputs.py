@@ -289,8 +289,7 @@ class InputCache:
         limit = self.budget_bytes if self.budget_bytes is not None else budget
         size = nbytes(data.inputs) + (nbytes(data.reference) if data.has_reference else 0)
         self.discard(key)
-        siblings = sum(n for k, (_, n) in self._entries.items() if _same_request(k, key))
-        if size > limit or siblings + size > limit:
+        if not self.admits(key, size, budget):
             return False
         for old in [k for k in self._entries if not _same_request(k, key)]:
             if self._bytes + size <= limit:
