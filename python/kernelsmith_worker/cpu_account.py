@@ -17,11 +17,15 @@ clock is read, then the process's (snapshot()):
   last scheduler tick (up to milliseconds a read, which a short sample reads as a thread
   that came and went).
 
-- candidate samples: the CPU seconds of the timing thread, of every thread that is not
-  the evaluator's and of the threads that ended, per wall second, must stay within the
-  budget (BUDGET_MARGIN). On a busy machine a thread gets less than a CPU: the figure is
-  divided by what the timing thread itself got while the reference was timed (available():
-  1.0 on an idle machine), so that two threads that each get half a CPU read as two;
+- candidate samples: the threads the candidate kept busy at once must stay within the
+  budget (DEMAND_MARGIN). A thread that computes is on a CPU or waiting in the run queue
+  for one, so the figure is, per wall second, the CPU seconds plus the run-queue waits
+  (schedstat) of the timing thread and of every thread that is not the evaluator's, plus
+  the CPU of the threads that ended over what one thread got (available()): one thread
+  that computes reads 1.0 however busy the machine, two that compute at once 2.0, and a
+  caller that blocks while its worker computes 1.0 (threads_demanded()). Where the kernel
+  keeps no schedstat, the CPU seconds per wall second over available() are judged instead
+  (BUDGET_MARGIN: two threads that each get half a CPU read as two);
 - reference samples: threads that are not the evaluator's, and threads that ended, must use
   next to none (FOREIGN_MAX): a pool that waits between calls uses none, a spinning one a
   whole CPU.
@@ -47,6 +51,7 @@ _getrusage = resource.getrusage
 _CHILDREN = resource.RUSAGE_CHILDREN
 _perf_ns = time.perf_counter_ns
 _native_id = threading.get_native_id
+_open = open
 
 # Candidate samples: CPU seconds per wall second above budget + BUDGET_MARGIN reject. Honest
 # code is at ~1.0 per budget thread: the timing thread computes, or blocks while its budget
@@ -54,6 +59,11 @@ _native_id = threading.get_native_id
 # blocks, a worker that wakes late) and the evaluator's own work in the timing thread; it
 # is far below one more busy thread, which adds a whole 1.0 for as long as it runs.
 BUDGET_MARGIN = 0.5
+# Candidate samples, judged by run-queue demand: threads kept busy at once above budget +
+# DEMAND_MARGIN reject. The figure does not move with the machine's load, so the margin
+# covers only a hand-off's spin and the scheduler's bookkeeping (a wait is booked when it
+# ends): a helper that computes a fifth of the time beside the caller reads 1.2.
+DEMAND_MARGIN = 0.2
 # Reference samples: CPU seconds of non-evaluator threads per wall second above this reject.
 # A pool that blocks between calls uses ~0; one spinning thread 1.0 (or its share of a CPU).
 FOREIGN_MAX = 0.25
@@ -91,7 +101,7 @@ def _sched_ns() -> tuple[int, int]:
     up to date (else it lags by up to a scheduler tick)."""
     _thread_ns()
     try:
-        with open("/proc/thread-self/schedstat", "rb") as f:
+        with _open("/proc/thread-self/schedstat", "rb") as f:
             run, wait = f.read().split()[:2]
         return int(run), int(wait)
     except (OSError, ValueError):
@@ -126,6 +136,10 @@ class CpuAccount:
         # the timing thread off the CPU and not in the run queue: blocked
         self.blocked_ns = {"ref": 0, "cand": 0}
         self._sched = (0, 0)
+        # CPU plus run-queue waits of the timing thread and the candidate's threads
+        self.demand_ns = {"ref": 0, "cand": 0}
+        self._mark_waits: dict[int, int] = {}
+        self._waits_read = True  # the kernel keeps schedstat for every thread read
 
     @staticmethod
     def snapshot() -> tuple[dict[int, int], int]:
@@ -143,8 +157,24 @@ class CpuAccount:
         kids = _getrusage(_CHILDREN)
         return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9)
 
+    def _foreign_waits(self, tids: Any) -> dict[int, int]:
+        """Run-queue nanoseconds of the threads that are not the evaluator's (read after
+        their CPU clocks, which bring their run time up to date)."""
+        out = {}
+        for tid in tids:
+            if tid == self._me or tid in self._known:
+                continue
+            try:
+                with _open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+                    out[tid] = int(f.read().split()[1])
+            except (OSError, ValueError, IndexError):
+                if thread_cpu_ns(tid) is not None:
+                    self._waits_read = False  # alive, but no schedstat to read
+        return out
+
     def start(self) -> None:
         self._mark_threads, self._mark_ended = self.snapshot()
+        self._mark_waits = self._foreign_waits(self._mark_threads)
         self._sched = _sched_ns()
         self._mark = (_perf_ns(), self._mark_threads.get(self._me, 0))
 
@@ -155,13 +185,23 @@ class CpuAccount:
         run, wait = _sched_ns()
         if run:
             self.blocked_ns[side] += max(0, wall - (run - self._sched[0]) - (wait - self._sched[1]))
+        else:
+            self._waits_read = False
         now, ended = self.snapshot()
+        waits = self._foreign_waits(now)
         before = self._mark_threads
         self.wall_ns[side] += wall
-        self.own_ns[side] += now.get(self._me, 0) - self._mark[1]
+        own = now.get(self._me, 0) - self._mark[1]
+        self.own_ns[side] += own
         self._mark = None
-        self.foreign_ns[side] += sum(max(0, ns - before.get(tid, 0)) for tid, ns in now.items()
-                                     if tid != self._me and tid not in self._known)
+        foreign = sum(max(0, ns - before.get(tid, 0)) for tid, ns in now.items()
+                      if tid != self._me and tid not in self._known)
+        self.foreign_ns[side] += foreign
+        # the timing thread's run and wait from the schedstat reads that bracket the wall
+        # clock's (its CPU clock's delta also holds the snapshots' own reads, up to a tenth
+        # of a millisecond sample on a busy machine)
+        self.demand_ns[side] += max(0, run - self._sched[0]) + max(0, wait - self._sched[1]) \
+            + foreign + sum(max(0, ns - self._mark_waits.get(tid, 0)) for tid, ns in waits.items())
         # the ended part grew by the whole life of the threads that ended inside the sample:
         # what those alive at its start had used before it is not the sample's
         gone = sum(ns for tid, ns in before.items() if tid not in now)
@@ -195,6 +235,15 @@ class CpuAccount:
         cand = self.per_wall("cand")
         return None if cand is None else cand / self.available()
 
+    def threads_demanded(self) -> float | None:
+        """How many threads the candidate kept busy at once: CPU plus run-queue waits of the
+        timing thread and its own threads, plus the ended threads' CPU over available(), per
+        wall second; None when too little was timed or the kernel keeps no schedstat."""
+        wall = self.wall_ns["cand"]
+        if wall < MIN_WALL_S * 1e9 or not self._waits_read:
+            return None
+        return (self.demand_ns["cand"] + self._ended("cand") / self.available()) / wall
+
     def foreign_per_wall(self, side: str) -> float | None:
         wall = self.wall_ns[side]
         return None if wall < MIN_WALL_S * 1e9 else (self.foreign_ns[side]
@@ -210,6 +259,7 @@ class CpuAccount:
                                        for s in ("ref", "cand")},
                 "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
                 "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used()),
+                "cand_threads_demanded": r(self.threads_demanded()),
                 "blocked_share": {s: r(self.blocked_share(s)) for s in ("ref", "cand")}}
 
     def blocked_share(self, side: str) -> float | None:
@@ -219,8 +269,17 @@ class CpuAccount:
 
     def findings(self, budget: int) -> list[dict[str, str]]:
         out = []
-        used = self.threads_used()
-        if used is not None and used > budget + BUDGET_MARGIN:
+        demanded, used = self.threads_demanded(), self.threads_used()
+        if demanded is not None and demanded > budget + DEMAND_MARGIN:
+            out.append(finding(
+                "cpu_threads_over_budget",
+                f"while timed, the candidate kept {demanded:.2f} threads busy at once (CPU "
+                "seconds plus waits for a CPU, per wall second; its thread budget: "
+                f"{budget}, KS_CPU_THREADS): threads of its own beyond the budget "
+                "(std::thread, a pool, a helper that computes beside the caller, a caller "
+                "that spins while its workers compute) count against it as OpenMP threads "
+                "do", "reject"))
+        elif demanded is None and used is not None and used > budget + BUDGET_MARGIN:
             out.append(finding(
                 "cpu_threads_over_budget",
                 f"while timed, the candidate used {used:.2f} threads' worth of CPU "

@@ -35,6 +35,7 @@ Signature grammar: `RET(ARG, ARG, ...)`.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -51,6 +52,7 @@ from collections.abc import Callable
 import torch
 
 from kernelsmith_worker import compile_flags, library_code, library_reach
+from kernelsmith_worker.findings import finding
 from kernelsmith_worker.launches import active_recorder
 
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
@@ -298,7 +300,7 @@ def _compile(name: str, source: str, extra_cflags: list[str] | None = None,
             logs.append(log)
             if ok:
                 log_path.write_text(log)
-                os.replace(tmp, lib_path)
+                _publish(tmp, lib_path)
                 return lib_path, log
             if "omp" not in log.lower():  # not an OpenMP problem: retrying cannot help
                 break
@@ -306,6 +308,18 @@ def _compile(name: str, source: str, extra_cflags: list[str] | None = None,
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _publish(tmp: str, lib_path: Path) -> None:
+    """Puts a finished build in its cache slot. The first build of a slot stays: a worker
+    that already loaded it (workers starting together on a fresh cache all build) must not
+    see its file replaced, which reads as tampering (tampered_builds)."""
+    try:
+        os.link(tmp, lib_path)
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links
+        os.replace(tmp, lib_path)
 
 
 def _evaluator_called() -> bool:
@@ -319,23 +333,43 @@ def _evaluator_called() -> bool:
 
 
 def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Library],
-                             Callable[[str], bool]]:
-    """build, load and checked_library over one record of the libraries cpu_ext built or
-    checked in this worker, held only here: candidate code can read whether a file is in it,
-    not add one."""
-    checked: dict[str, tuple[int, int, int, int]] = {}
+                             Callable[[str], bool], Callable[[], list[dict[str, str]]]]:
+    """build, load, checked_library and tampered_builds over one record of the libraries
+    cpu_ext built or checked in this worker, held only here: candidate code can read whether
+    a file is in it, not add one."""
+    checked: dict[str, tuple[int, ...]] = {}
+    own: dict[str, tuple[int, ...]] = {}  # the evaluator's own builds (the sampler, the log)
 
-    def identity(path: str) -> tuple[int, int, int, int] | None:
+    def identity(path: str) -> tuple[int, ...] | None:
+        """The file's identity: a write, a rename over it or a reset modification time all
+        change its change time (st_ctime), which no call can set back."""
         try:
             st = os.stat(path)
         except OSError:
             return None
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
-    def record(path: Path) -> None:
+    def record(path: Path, evaluator: bool = False) -> None:
         real = os.path.realpath(path)
         if (ident := identity(real)) is not None:
             checked[real] = ident
+            if evaluator:
+                own[real] = ident
+
+    def tampered_builds() -> list[dict[str, str]]:
+        """evaluator_tampering for each of the evaluator's own builds whose file changed since
+        this worker built or loaded it (the cache is shared by the workers: a library put in
+        its place would be loaded by the next one). The file is removed, so the next worker
+        builds it again."""
+        changed = [path for path, ident in own.items() if identity(path) != ident]
+        for path in changed:
+            del own[path]
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return [finding("evaluator_tampering", f"the evaluator's compiled library {path} changed "
+                        "on disk during the request (the build cache is shared by the workers); "
+                        "it was removed and is built again by the next worker", "reject")
+                for path in changed]
 
     def checked_library(path: str) -> bool:
         """Whether `path` is a library cpu_ext built for the evaluator or checked for the
@@ -348,9 +382,10 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
         """Compiles (or finds in the cache) lib<name>.so. Returns (path, build log). Called
         by candidate code, runs load()'s checks (raises LibraryCodeError)."""
         path, log = _compile(name, source, extra_cflags, openmp)
-        if not _evaluator_called():
+        evaluator = _evaluator_called()
+        if not evaluator:
             _refuse_library_code(name, path, source, log)
-        record(path)
+        record(path, evaluator)
         return path, log
 
     def load(name: str, source: str, functions: dict[str, str],
@@ -382,10 +417,10 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
             callers[fn_name] = _make_caller(name, fn_name, cfunc, sig)
         return Library(name, path, log, callers)
 
-    return build, load, checked_library
+    return build, load, checked_library, tampered_builds
 
 
-build, load, checked_library = _entry_points()
+build, load, checked_library, tampered_builds = _entry_points()
 
 
 def _refuse_flags(name: str, extra_cflags: Any) -> None:

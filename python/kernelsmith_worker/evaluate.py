@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 import torch
 
-from kernelsmith_worker import (errors, eval_result, kernel_log, library_code, pc_sample,
-                                ref_alone)
+from kernelsmith_worker import (cpu_ext, errors, eval_result, kernel_log, library_code,
+                                pc_sample, ref_alone)
 from kernelsmith_worker.audit import (AuditInputs, event_findings, post_timing_finding,
                                       run_audit, timed_work_findings)
 from kernelsmith_worker.backends import Backend
@@ -187,7 +187,8 @@ class _Evaluation:
         self.events.acquire_lease()
         try:
             ref_alone.measure_cases(self.ctx.time_alone, self.ref_model, self.dev, runs,
-                                    lambda trials: self._timed_inputs(trials, _any))
+                                    lambda trials: self._timed_inputs(trials, _any),
+                                    self.ctx.alone)
         finally:
             self.events.release_lease()
 
@@ -584,6 +585,8 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
     finally:
         sampler.report(ev.findings, ev.stages)
         ev.refused_library_code()
+        ev.findings += (tampered := cpu_ext.tampered_builds())
+        ev.poisoned = ev.poisoned or bool(tampered)
         ev.poisoned = outlived(ev.threads) or ev.poisoned  # the result stands
         ctx.loader.cleanup()
         unrestored = ctx.guard.restore()

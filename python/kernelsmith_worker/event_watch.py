@@ -23,6 +23,10 @@ _INTROSPECTION_EVENTS = frozenset({"sys._getframe", "sys._current_frames",
                                    "gc.get_referrers", "gc.get_referents", "sys.settrace",
                                    "sys.setprofile"})
 _FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+# Audit events that make code objects, or put one in a function (object.__setattr__ of
+# __code__): a candidate's code must carry its own file name.
+_CODE_EVENTS = frozenset({"compile", "code.__new__", "marshal.loads", "marshal.load",
+                          "object.__setattr__"})
 _FILE_EVENTS = frozenset({"open", "os.remove", "os.rename", "os.replace", "os.listdir",
                           "os.scandir", "os.mkdir", "os.rmdir", "os.truncate", "os.link",
                           "os.symlink", "shutil.copyfile", "shutil.rmtree", "shutil.move",
@@ -206,12 +210,20 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
             caller = _getter(sys._getframe(1), event)
             if caller is not None and not _is_library_code(caller.f_code.co_filename):
                 watch.note("introspection", f"ctypes lookup of {args[1][:60]}")
-        elif event == "compile" and len(args) > 1 and isinstance(args[1], str) \
-                and _is_library_code(args[1]):
-            # code compiled under an installed file's name would pass for library code above
+        elif event in _CODE_EVENTS:
+            # code made under an installed file's (or the worker's) name would pass for
+            # library code above: compiled, built (types.CodeType, code.replace), unmarshalled
+            # (whatever name it carries), or put into a function in place of its own code
+            named = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
+            if event == "object.__setattr__" and named != "__code__":
+                return
+            if event in ("compile", "code.__new__") and not _is_library_code(named):
+                return
             caller = _getter(sys._getframe(1), event)
             if caller is not None and not _is_library_code(caller.f_code.co_filename):
-                watch.note("introspection", f"compile() of code named {args[1][:100]}")
+                watch.note("introspection", f"{event} of code named {named[:100]}"
+                           if event in ("compile", "code.__new__") else
+                           f"{event}: code objects carry any file name")
         elif event in _FILE_EVENTS:
             path = args[0] if args else ""
             mode = args[1] if event == "open" and len(args) > 1 else ""

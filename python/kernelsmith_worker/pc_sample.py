@@ -13,7 +13,9 @@ and oneDNN's, so the samples that land in a math library's routines are counted:
   samples in math-library code (BLAS/LAPACK/VML, Sleef, oneDNN, FBGEMM, XNNPACK, cuBLAS,
   OpenBLAS, ...), or in the compiled code of a library that is neither the candidate's
   builds, the runtime (judged by where the file is, not its name), the interpreter's
-  extension modules nor torch's package (NumPy's loops, a renamed copy of a BLAS). An
+  extension modules nor torch's package (NumPy's loops, a renamed copy of a BLAS), or in
+  machine code the loader does not know: a file mapped by hand is judged as that file, and
+  code in anonymous memory (a routine copied there, a JIT's kernels) is foreign. An
   honest cpu_ext kernel runs its own code, libgomp, libm and libc, and the torch ops a
   kernel may call in forward (allocation, views, copies) are not math;
 - `evaluator_tampering` (reject): the handler replaced, or far fewer samples than the CPU
@@ -38,7 +40,9 @@ compiler: cpu_ext cannot build the candidate either).
 
 from __future__ import annotations
 
+import bisect
 import ctypes
+import functools
 import os
 import re
 import time
@@ -51,6 +55,7 @@ from typing import Any
 import torch
 
 from kernelsmith_worker import library_code, library_reach
+from kernelsmith_worker.event_watch import unwatched
 
 INTERVAL_US = 1000  # the timer's period; the kernel fires it at its own tick at the finest
 MIN_SAMPLES = 5
@@ -165,9 +170,52 @@ def kind_of(path: str, symbol: str) -> str:
     return "foreign"
 
 
-def where(pc: int) -> tuple[str, str, str]:
-    """(library basename, nearest exported symbol, kind_of) of a program counter."""
+_open = open  # captured when the worker starts, before any candidate is imported
+
+
+def executable_maps() -> list[tuple[int, int, str]]:
+    """(start, end, path) of the process's executable mappings (/proc/self/maps), sorted;
+    path "" for anonymous memory."""
+    out = []
+    with unwatched():  # the evaluator's read, not the candidate's
+        try:
+            with _open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return out
+    for line in lines:
+        parts = line.split(None, 5)
+        if len(parts) < 5 or "x" not in parts[1]:
+            continue
+        lo, _, hi = parts[0].partition("-")
+        out.append((int(lo, 16), int(hi, 16), parts[5].strip() if len(parts) > 5 else ""))
+    return sorted(out)
+
+
+def unregistered(pc: int, maps: list[tuple[int, int, str]]) -> tuple[str, str]:
+    """(name, kind_of) of a program counter the loader does not know: machine code mapped
+    by hand from a file is judged as that file; code in anonymous memory (written at run
+    time: a copy of a library's routines, a JIT's kernels such as oneDNN's) is foreign; the
+    kernel's vDSO is the runtime."""
+    i = bisect.bisect_right(maps, (pc, float("inf"), "")) - 1
+    if i < 0 or not maps[i][0] <= pc < maps[i][1]:
+        return "?", ""
+    path = maps[i][2]
+    if path.startswith("/"):
+        return os.path.basename(path), kind_of(path, "")
+    if path in ("[vdso]", "[vsyscall]"):
+        return path, ""
+    return path or "[anonymous]", "foreign"
+
+
+def where(pc: int, maps: Callable[[], list[tuple[int, int, str]]] | None = None
+          ) -> tuple[str, str, str]:
+    """(library basename, nearest exported symbol, kind_of) of a program counter; `maps`
+    gives the executable mappings for one the loader does not know."""
     path, sym = library_reach.locate(pc)
+    if not path and maps is not None:
+        name, kind = unregistered(pc, maps())
+        return name, "?", kind
     return (os.path.basename(path) if path else "?"), sym or "?", kind_of(path or "", sym or "")
 
 
@@ -221,11 +269,12 @@ def _tally(out: Samples, first: int, end: int, tagged_only: bool) -> None:
     pcs, tids, tags = lib.ks_pc_samples(), lib.ks_pc_tids(), lib.ks_pc_tags()
     named: dict[int, tuple[str, str, str]] = {}
     counters = {"math": out.math, "torch": out.torch, "foreign": out.foreign}
+    maps = functools.cache(executable_maps)  # read once, where a sample needs it
     for i in range(first, min(end, lib.ks_pc_capacity())):
         if tagged_only and not tags[i]:
             continue
         pc = int(pcs[i])
-        base, sym, kind = named.get(pc) or named.setdefault(pc, where(pc))
+        base, sym, kind = named.get(pc) or named.setdefault(pc, where(pc, maps))
         out.by_thread[int(tids[i])] += 1
         out.where[(base, sym)] += 1
         if kind:

@@ -13,6 +13,7 @@ from kernelsmith_worker.inputs import InputCache
 from kernelsmith_worker.integrity import IntegrityGuard
 from kernelsmith_worker.launches import LaunchRecorder
 from kernelsmith_worker.loader import ModuleLoader
+from kernelsmith_worker.ref_alone import AloneCache
 from kernelsmith_worker.roofline import RooflineCache
 from kernelsmith_worker.signal_state import SignalState
 
@@ -45,3 +46,4 @@ class WorkerContext:
     device_state: DeviceState | None = None  # CUDA context and cuBLAS state at start
     signal_state: SignalState | None = None  # signal handlers and timers at start
     roofline: RooflineCache = field(default_factory=RooflineCache)
+    alone: AloneCache = field(default_factory=AloneCache)  # the references' times alone

@@ -121,6 +121,33 @@ def test_event_watch_sees_frames_gc_files_and_host_copies(tmp_path):
     assert found == {"evaluator_introspection", "file_io", "host_compute"}
 
 
+def test_code_made_under_a_library_files_name_is_introspection():
+    import marshal
+
+    import kernelsmith_worker.evaluate as worker_module
+
+    def own():
+        return 1
+
+    worker_file = worker_module.__file__
+    cases = {
+        "compile": lambda: compile("x = 1", worker_file, "exec"),
+        "code.replace": lambda: own.__code__.replace(co_filename=worker_file),
+        "marshal": lambda: marshal.loads(marshal.dumps(own.__code__)),
+        "__code__": lambda: setattr(own, "__code__", (lambda: 2).__code__),
+    }
+    for name, make in cases.items():
+        with EventWatch(kinds=frozenset({"introspection"})) as w:
+            make()
+        assert set(w.seen) == {"introspection"}, name
+    # code of its own, under its own or a run-time name, is not
+    with EventWatch(kinds=frozenset({"introspection"})) as w:
+        compile("x = 1", "<string>", "exec")
+        exec("y = 2", {})
+        own.__code__.replace(co_name="renamed")
+    assert w.seen == {}
+
+
 def test_event_watch_ignores_library_code_and_kernel_launches(tmp_path):
     rec = LaunchRecorder()
     with EventWatch(rec, host_calls=True) as w:

@@ -155,3 +155,26 @@ def test_names_are_c_identifiers_for_every_entry_point(cache):
     for bad in ("../../escape", "a b", ""):
         with pytest.raises(ValueError, match="C identifier"):
             cpu_ext.build(bad, ADD)
+
+
+
+def test_the_evaluators_own_build_changed_on_disk_is_tampering(monkeypatch):
+    # a library the evaluator built (the sampler, the kernel log) lives in the cache the
+    # workers share; one written over it during a request would be loaded by the next worker
+    import os
+
+    build, _, _, tampered_builds = cpu_ext._entry_points()  # a record of its own
+    monkeypatch.setattr(cpu_ext, "_evaluator_called", lambda: True)
+    source = 'extern "C" int f() { return 1; }'
+    path, _ = build("ks_tamper_probe", source, openmp=False)
+    other, _ = build("ks_tamper_other", 'extern "C" int f() { return 2; }', openmp=False)
+    assert tampered_builds() == []
+    os.replace(other, path)  # another library renamed into its place
+    found = tampered_builds()
+    assert [f["kind"] for f in found] == ["evaluator_tampering", "evaluator_tampering"], found
+    assert not path.exists()  # removed: the next worker builds it again
+    assert tampered_builds() == []
+    path, _ = build("ks_tamper_probe", source, openmp=False)
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # a time set back still changes ctime
+    assert [f["kind"] for f in tampered_builds()] == ["evaluator_tampering"]

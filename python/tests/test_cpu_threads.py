@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from kernelsmith_worker import cpu_ext
-from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, FOREIGN_MAX, CpuAccount,
-                                            thread_cpu_ns)
+from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, DEMAND_MARGIN, FOREIGN_MAX,
+                                            CpuAccount, thread_cpu_ns)
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
@@ -255,8 +255,11 @@ def test_a_spinning_thread_is_counted_while_the_reference_is_timed(lib):
 
 
 def _account(wall_s: float, own_s: float, foreign_s: float, side: str,
-             ref_own_s: float | None = None) -> CpuAccount:
+             ref_own_s: float | None = None, demand_s: float | None = None) -> CpuAccount:
+    """Figures set by hand; without demand_s, as where the kernel keeps no schedstat."""
     acct = CpuAccount(frozenset())
+    acct._waits_read = demand_s is not None
+    acct.demand_ns[side] = int((demand_s or 0.0) * 1e9)
     acct.wall_ns[side] = int(wall_s * 1e9)
     acct.own_ns[side] = int(own_s * 1e9)
     acct.foreign_ns[side] = int(foreign_s * 1e9)
@@ -282,6 +285,41 @@ def test_findings_read_the_figures_against_the_budget():
     assert [f["kind"] for f in ref.findings(1)] == ["cpu_threads_while_reference"]
     assert ref.record()["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
     assert ref.record()["cpu_per_wall"]["cand"] is None
+
+
+def test_demand_is_judged_where_schedstat_is_read():
+    # one thread that computes, however busy the machine (CPU + run-queue wait = wall)
+    assert _account(1.0, 0.4, 0.0, "cand", ref_own_s=0.4, demand_s=1.0).findings(1) == []
+    # a helper that computes a third of the time beside the caller: 1.5 CPU per wall second
+    # is within the average rule's margin, not within demand's
+    slack = _account(1.0, 1.0, 0.5, "cand", ref_own_s=1.0, demand_s=1.5)
+    assert [f["kind"] for f in slack.findings(1)] == ["cpu_threads_over_budget"]
+    assert slack.record()["cand_threads_demanded"] == pytest.approx(1.5)
+    assert _account(1.0, 1.0, 0.0, "cand", demand_s=1.0 + DEMAND_MARGIN - 0.01).findings(1) == []
+    assert _account(1.0, 0.2, 2.0, "cand", demand_s=2.1).findings(2) == []
+
+
+def test_two_threads_computing_at_once_read_as_two_whatever_the_load(lib):
+    # the caller and a helper of its own both compute through the sample; the demand adds
+    # their run-queue waits, so on a machine whose other cores are busy it still reads ~2
+    acct = CpuAccount(evaluator=frozenset(CpuAccount.snapshot()[0]))
+    assert lib.ks_start(1, 1, 8 * _WORK) == 0
+    try:
+        for _ in range(5):
+            acct.start()
+            lib.ks_work(_WORK // 4)
+            acct.stop("cand")
+    finally:
+        lib.ks_stop()
+    alone = CpuAccount(evaluator=frozenset(CpuAccount.snapshot()[0]))
+    for _ in range(5):
+        alone.start()
+        lib.ks_work(_WORK // 4)
+        alone.stop("cand")
+    if not acct._waits_read:
+        pytest.skip("this kernel keeps no schedstat")
+    assert acct.threads_demanded() > 1.0 + DEMAND_MARGIN, acct.record()
+    assert alone.threads_demanded() < 1.0 + DEMAND_MARGIN, alone.record()
 
 
 

@@ -245,3 +245,35 @@ def test_another_packages_compiled_code_in_candidate_calls_is_library_code(sampl
     found = req.findings()
     assert [k for k, _ in found] == ["library_code"], req.samples.record()
     assert "neither its own builds" in found[0][1]
+
+
+def test_code_the_loader_does_not_know_is_judged_by_its_mapping():
+    import os
+
+    torch_cpu = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
+    maps = sorted([(0x1000, 0x2000, ""), (0x3000, 0x4000, "[vdso]"),
+                   (0x5000, 0x6000, "/tmp/copy-of-a-blas.bin"),
+                   (0x7000, 0x8000, "/lib/x86_64-linux-gnu/libc.so.6"),
+                   (0x9000, 0xa000, torch_cpu)])
+    # machine code written into anonymous memory: a copied routine, a JIT's kernel
+    assert pc_sample.unregistered(0x1800, maps) == ("[anonymous]", "foreign")
+    assert pc_sample.unregistered(0x3010, maps) == ("[vdso]", "")
+    # a file mapped by hand, not through the loader: judged as that file
+    assert pc_sample.unregistered(0x5000, maps) == ("copy-of-a-blas.bin", "foreign")
+    assert pc_sample.unregistered(0x7fff, maps) == ("libc.so.6", "")
+    assert pc_sample.unregistered(0x9100, maps) == ("libtorch_cpu.so", "torch")
+    assert pc_sample.unregistered(0x2800, maps) == ("?", "")  # in no mapping
+
+
+def test_anonymous_executable_memory_is_found_in_the_process_maps():
+    import ctypes
+    import mmap
+
+    buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    try:
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+        assert pc_sample.where(addr + 16, pc_sample.executable_maps)[2] == "foreign"
+        assert pc_sample.where(addr + 16)[2] == ""  # without the maps: the loader knows nothing
+    finally:
+        del addr
+        buf.close()

@@ -308,6 +308,22 @@ def test_honest_candidate_keeps_its_figure_with_the_reference_alone_recorded(tim
     assert "ref_alone" in result["stages"]["load"]["phases_s"]
 
 
+def test_the_time_alone_is_measured_once_per_case_in_a_worker(timed_ctx, monkeypatch):
+    monkeypatch.setattr(timed_ctx, "alone", ref_alone.AloneCache())
+    first, _, _ = run_eval(timed_ctx, CASES / "cpu_honest.py",
+                           problem=CASES / "problem_slowable.py", timing=True)
+    second, _, _ = run_eval(timed_ctx, CASES / "cpu_honest.py",
+                            problem=CASES / "problem_slowable.py", timing=True)
+    a, b = first["stages"]["timing"]["ref_alone"], second["stages"]["timing"]["ref_alone"]
+    assert a["cached_age_s"] is None and b["cached_age_s"] >= 0
+    assert b["points"] == a["points"] and b["compared"]
+    # past its age, or for another problem, it is measured again
+    timed_ctx.alone.MAX_AGE_S = 0.0  # the instance's (the worker's classes are guarded)
+    third, _, _ = run_eval(timed_ctx, CASES / "cpu_honest.py",
+                           problem=CASES / "problem_slowable.py", timing=True)
+    assert third["stages"]["timing"]["ref_alone"]["cached_age_s"] is None
+
+
 def test_reference_alone_is_skipped_without_timing(timed_ctx):
     result, _, events = run_eval(timed_ctx, CASES / "cpu_honest.py",
                                  problem=CASES / "problem_slowable.py", timing=False)
