@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import time
 
 AOTI_SYMBOL_PREFIX = "AOTInductorModelContainer"
 _DELETED = " (deleted)"
@@ -118,6 +119,10 @@ class CompiledCodeWatch:
 
     def __init__(self) -> None:
         self._baseline = mapped_libraries()
+        self.since_ns = time.time_ns()  # the realtime clock, as file change times are
 
-    def new(self) -> list[str]:
-        return compiled_model_findings(mapped_libraries() - self._baseline)
+    def mapped_since(self) -> set[str]:
+        return mapped_libraries() - self._baseline
+
+    def new(self, mapped: set[str] | None = None) -> list[str]:
+        return compiled_model_findings(self.mapped_since() if mapped is None else mapped)

@@ -54,6 +54,7 @@ import torch
 from kernelsmith_worker import compile_flags, library_code, library_reach
 from kernelsmith_worker.findings import finding
 from kernelsmith_worker.launches import active_recorder
+from kernelsmith_worker.vault import Vault
 
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-march=native", "-shared", "-fPIC", "-std=c++17")
 OPENMP_FLAG = "-fopenmp"
@@ -335,10 +336,16 @@ def _evaluator_called() -> bool:
 def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Library],
                              Callable[[str], bool], Callable[[], list[dict[str, str]]]]:
     """build, load, checked_library and tampered_builds over one record of the libraries
-    cpu_ext built or checked in this worker, held only here: candidate code can read whether
-    a file is in it, not add one."""
-    checked: dict[str, tuple[int, ...]] = {}
-    own: dict[str, tuple[int, ...]] = {}  # the evaluator's own builds (the sampler, the log)
+    cpu_ext built or checked in this worker, held in vaults (vault.py): candidate code can
+    read whether a file is in it, not add one; only record(), called by build() or load()
+    after their checks, adds."""
+    def recording(frame: Any) -> bool:
+        return frame.f_code is record.__code__ and frame.f_back is not None and \
+            frame.f_back.f_code in (build.__code__, load.__code__)
+
+    checked = Vault(recording)
+    # the evaluator's own builds (the sampler, the log); tampered_builds removes
+    own = Vault(lambda frame: recording(frame) or frame.f_code is tampered_builds.__code__)
 
     def identity(path: str) -> tuple[int, ...] | None:
         """The file's identity: a write, a rename over it or a reset modification time all
@@ -352,9 +359,9 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
     def record(path: Path, evaluator: bool = False) -> None:
         real = os.path.realpath(path)
         if (ident := identity(real)) is not None:
-            checked[real] = ident
+            checked.put(real, ident)
             if evaluator:
-                own[real] = ident
+                own.put(real, ident)
 
     def tampered_builds() -> list[dict[str, str]]:
         """evaluator_tampering for each of the evaluator's own builds whose file changed since
@@ -363,7 +370,7 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
         builds it again."""
         changed = [path for path, ident in own.items() if identity(path) != ident]
         for path in changed:
-            del own[path]
+            own.pop(path)
             with contextlib.suppress(OSError):
                 os.unlink(path)
         return [finding("evaluator_tampering", f"the evaluator's compiled library {path} changed "
@@ -375,7 +382,8 @@ def _entry_points() -> tuple[Callable[..., tuple[Path, str]], Callable[..., Libr
         """Whether `path` is a library cpu_ext built for the evaluator or checked for the
         candidate in this worker, and the file is still the one it checked."""
         real = os.path.realpath(path)
-        return real in checked and checked[real] == identity(real)
+        ident = checked.get(real)
+        return ident is not None and ident == identity(real)
 
     def build(name: str, source: str, extra_cflags: list[str] | None = None,
               openmp: bool = True) -> tuple[Path, str]:

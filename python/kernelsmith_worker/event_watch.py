@@ -221,9 +221,9 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
                 return
             caller = _getter(sys._getframe(1), event)
             if caller is not None and not _is_library_code(caller.f_code.co_filename):
-                watch.note("introspection", f"{event} of code named {named[:100]}"
-                           if event in ("compile", "code.__new__") else
-                           f"{event}: code objects carry any file name")
+                what = {"compile": "compile()", "code.__new__": "types.CodeType/code.replace"}
+                watch.note("introspection", f"{what[event]} of code named {named[:100]}"
+                           if event in what else f"{event}: code objects carry any file name")
         elif event in _FILE_EVENTS:
             path = args[0] if args else ""
             mode = args[1] if event == "open" and len(args) > 1 else ""

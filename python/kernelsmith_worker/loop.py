@@ -14,7 +14,9 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import PROTOCOL_VERSION, __version__, errors, library_reach, pc_sample
+from kernelsmith_worker import (PROTOCOL_VERSION, __version__, errors, library_reach,
+                                native_builds, pc_sample)
+from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
                                        device_info, hello_message)
@@ -83,6 +85,9 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     backends = registry()
     for b in backends.values():
         b.prepare()
+    # torch extensions refused to candidates of other backends than cuda (after the cuda
+    # backend's own hook, so this one is called first)
+    after_import("torch.utils.cpp_extension", native_builds.install)
     recorder = LaunchRecorder()
     install(recorder)
     time_pair, time_alone, why = load_time_pair()
@@ -119,6 +124,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
         host_ops_of(lambda: torch.ones(1).add_(1))  # the audit profiler's thread, started now
         device_state = None
     become_subreaper()  # a candidate's process that double-forks stays the worker's child
+    native_builds.at_worker_start()  # the folders libraries were loaded from so far
     guard = IntegrityGuard()
     clock.mark("integrity snapshot")
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),
@@ -143,6 +149,7 @@ def handle_eval(channel: Channel, ctx: WorkerContext, msg: dict[str, Any]) -> No
                                   "device": ctx.gpu_info or {"kind": "cpu"}}
     else:
         try:
+            native_builds.request_backend(req.backend)
             result, poisoned = evaluate(req, ctx, events)
         finally:
             events.release_lease()

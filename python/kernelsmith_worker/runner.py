@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import malloc_state
+from kernelsmith_worker import malloc_state, native_builds
 from kernelsmith_worker.compiled_code import CompiledCodeWatch
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
@@ -90,12 +90,20 @@ class CandidateChecks:
                                   "code at any moment of the evaluation (while the reference is "
                                   "timed, inside the evaluator's own code); a candidate must not "
                                   "install one", "reject")])
-        compiled = self._compiled.new() if full else []
+        mapped = self._compiled.mapped_since() if full else set()
+        compiled = self._compiled.new(mapped) if mapped else []
         if compiled:
             raise Hacked([finding("torch_compute",
                                   f"{when}, the candidate loaded compiled torch code: "
                                   f"{'; '.join(compiled[:3])}. Code inductor generated is "
                                   "torch's work, not the candidate's kernel", "reject")])
+        brought = native_builds.foreign(mapped, self._compiled.since_ns) if mapped else []
+        if brought:
+            raise Hacked([finding("library_code",
+                                  f"{when}, native code the evaluator did not build was loaded: "
+                                  f"{'; '.join(brought[:3])}. A kernel's native code comes from "
+                                  "its backend's builder (cpu_ext, Triton, the cuda backend's "
+                                  "load_inline), which checks it", "reject")])
         threads = new_threads(self._threads)
         if threads:
             raise Hacked([finding("background_thread",

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from kernelsmith_worker import native_builds
 from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import cache_root
 from kernelsmith_worker.launches import LaunchRecorder, active_recorder
@@ -61,7 +62,11 @@ def _wrap_load_inline(orig: Any) -> Any:
             rec.inline_sources.extend(texts)
         key = repr((texts, args, sorted((k, repr(v)) for k, v in kwargs.items())))
         digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-        return orig(f"{name}_{digest}", cpp_sources, cuda_sources, *args, **kwargs)
+        module = orig(f"{name}_{digest}", cpp_sources, cuda_sources, *args, **kwargs)
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            native_builds.extension_loaded(path)
+        return module
 
     load_inline.__ks_hook__ = True  # type: ignore[attr-defined]
     return load_inline
