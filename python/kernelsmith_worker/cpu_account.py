@@ -35,6 +35,7 @@ The evaluator's threads are those alive before the candidate was imported
 
 from __future__ import annotations
 
+import os
 import resource
 import threading
 import time
@@ -78,6 +79,30 @@ MIN_WALL_S = 0.02
 MIN_AVAILABLE = 0.25
 
 
+class _Baseline:
+    """What a thread that never blocks reads as blocked on this machine, measured when the
+    worker starts (calibrate): 0 on most kernels; on some virtual machines (a Firecracker
+    guest on an H200 host: 16-24 %) the task clock that schedstat's run time counts runs
+    behind the wall clock, or waits go unrecorded."""
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
+    blocked: float = 0.0
+
+
+def calibrate(samples: int = 30, sample_s: float = 0.001) -> float:
+    """Measures _Baseline.blocked with a loop that holds the interpreter and makes no system
+    call, timed like a reference sample; at worker start, before any candidate."""
+    acct = CpuAccount(frozenset())
+    _Baseline.blocked = 0.0
+    for _ in range(samples):
+        acct.start()
+        end = _perf_ns() + sample_s * 1e9
+        while _perf_ns() < end:
+            pass
+        acct.stop("ref")
+    _Baseline.blocked = min(0.5, acct.blocked_share("ref") or 0.0)
+    return _Baseline.blocked
+
+
 class _Known:
     """The evaluator's threads (set before each candidate is imported). An object, not a
     module-level set: the integrity guard compares the worker's module-level data by value."""
@@ -108,6 +133,23 @@ def _sched_ns() -> tuple[int, int]:
         return 0, 0
 
 
+_TICK_NS = 1e9 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+_CPUS = max(1, os.cpu_count() or 1)
+
+
+def steal_ns() -> float:
+    """Time a CPU of this virtual machine was taken by its host (the steal column of
+    /proc/stat), averaged over the CPUs: a thread's clock does not count it (the scheduler's
+    task clock leaves it out), so its schedstat reads it as neither run nor wait. 0 where the
+    kernel does not say."""
+    try:
+        with _open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+        return int(fields[8]) * _TICK_NS / _CPUS if len(fields) > 8 else 0.0
+    except (OSError, ValueError):
+        return 0.0
+
+
 def thread_cpu_ns(tid: int) -> int | None:
     """CPU time of one thread of this process (its thread CPU clock); None when it ended."""
     try:
@@ -136,6 +178,7 @@ class CpuAccount:
         # the timing thread off the CPU and not in the run queue: blocked
         self.blocked_ns = {"ref": 0, "cand": 0}
         self._sched = (0, 0)
+        self._steal = 0.0
         # CPU plus run-queue waits of the timing thread and the candidate's threads
         self.demand_ns = {"ref": 0, "cand": 0}
         self._mark_waits: dict[int, int] = {}
@@ -176,6 +219,7 @@ class CpuAccount:
         self._mark_threads, self._mark_ended = self.snapshot()
         self._mark_waits = self._foreign_waits(self._mark_threads)
         self._sched = _sched_ns()
+        self._steal = steal_ns()
         self._mark = (_perf_ns(), self._mark_threads.get(self._me, 0))
 
     def stop(self, side: str) -> None:
@@ -183,8 +227,10 @@ class CpuAccount:
             return
         wall = _perf_ns() - self._mark[0]
         run, wait = _sched_ns()
-        if run:
-            self.blocked_ns[side] += max(0, wall - (run - self._sched[0]) - (wait - self._sched[1]))
+        if run:  # the host's steal is neither run nor wait, and is not the candidate's
+            stolen = min(wall, steal_ns() - self._steal)
+            ran, waited = run - self._sched[0], wait - self._sched[1]
+            self.blocked_ns[side] += max(0, wall - ran - waited - stolen)
         else:
             self._waits_read = False
         now, ended = self.snapshot()
@@ -260,12 +306,16 @@ class CpuAccount:
                 "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
                 "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used()),
                 "cand_threads_demanded": r(self.threads_demanded()),
+                "blocked_baseline": r(_Baseline.blocked),
                 "blocked_share": {s: r(self.blocked_share(s)) for s in ("ref", "cand")}}
 
     def blocked_share(self, side: str) -> float | None:
-        """The share of a side's sampled wall time the timing thread was blocked."""
+        """The share of a side's sampled wall time the timing thread was blocked, less what
+        this machine reads for a thread that never blocks (calibrate())."""
         wall = self.wall_ns[side]
-        return None if wall < MIN_WALL_S * 1e9 else self.blocked_ns[side] / wall
+        if wall < MIN_WALL_S * 1e9:
+            return None
+        return max(0.0, self.blocked_ns[side] / wall - _Baseline.blocked)
 
     def findings(self, budget: int) -> list[dict[str, str]]:
         out = []

@@ -289,26 +289,32 @@ def _compile(name: str, source: str, extra_cflags: list[str] | None = None,
     if lib_path.exists():
         return lib_path, log_path.read_text(errors="replace") if log_path.exists() else ""
     out_dir.mkdir(parents=True, exist_ok=True)
-    src_path = out_dir / f"{name}.cpp"
-    src_path.write_text(source)
+    # every file of this build its own until published: workers starting together on a
+    # fresh cache build the same slot at once (a shared source file rewritten under another
+    # worker's compiler gave it an empty library)
+    fd, src_tmp = tempfile.mkstemp(prefix=f"{name}.", suffix=".cpp", dir=out_dir)
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
     fd, tmp = tempfile.mkstemp(prefix=f"lib{name}.", suffix=".so.tmp", dir=out_dir)
     os.close(fd)
     try:
         attempts = [[*flags, OPENMP_FLAG], flags] if openmp else [flags]
         logs: list[str] = []
         for attempt in attempts:
-            ok, log = _run_compiler([cxx, *attempt, str(src_path), "-o", tmp])
+            ok, log = _run_compiler([cxx, *attempt, src_tmp, "-o", tmp])
             logs.append(log)
             if ok:
                 log_path.write_text(log)
+                os.replace(src_tmp, out_dir / f"{name}.cpp")
                 _publish(tmp, lib_path)
                 return lib_path, log
             if "omp" not in log.lower():  # not an OpenMP problem: retrying cannot help
                 break
         raise CompileError(f"cpu_ext: {name}.cpp does not compile", _tail(logs[0]))
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for left in (tmp, src_tmp):
+            if os.path.exists(left):
+                os.unlink(left)
 
 
 def _publish(tmp: str, lib_path: Path) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import (PROTOCOL_VERSION, __version__, errors, library_reach,
-                                native_builds, pc_sample)
+from kernelsmith_worker import (PROTOCOL_VERSION, __version__, cpu_account, errors,
+                                library_reach, native_builds, pc_sample)
 from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
@@ -125,6 +125,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
         device_state = None
     become_subreaper()  # a candidate's process that double-forks stays the worker's child
     native_builds.at_worker_start()  # the folders libraries were loaded from so far
+    cpu_account.calibrate()  # what a thread that never blocks reads as blocked here
     guard = IntegrityGuard()
     clock.mark("integrity snapshot")
     return WorkerContext(backends=backends, recorder=recorder, guard=guard, cache=InputCache(),

@@ -11,7 +11,7 @@ import torch
 
 from kernelsmith_worker import cpu_ext
 from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, DEMAND_MARGIN, FOREIGN_MAX,
-                                            CpuAccount, thread_cpu_ns)
+                                            CpuAccount, calibrate, thread_cpu_ns)
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
@@ -348,6 +348,7 @@ def test_a_thread_holding_the_interpreter_while_the_reference_runs_is_rejected()
 
     before = torch.get_num_threads()
     torch.set_num_threads(1)
+    calibrate()  # as the worker does at start
     try:
         quiet = CpuAccount(evaluator=frozenset())
         _timed_reference(quiet, 0.3)
