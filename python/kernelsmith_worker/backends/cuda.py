@@ -15,11 +15,13 @@ import hashlib
 import os
 import re
 import shutil
+from pathlib import Path
 from typing import Any
 
 import torch
 
-from kernelsmith_worker import native_builds
+from kernelsmith_worker import cuda_ext_checks, library_code, native_builds
+from kernelsmith_worker.cpu_ext import LibraryCodeError
 from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import cache_root
 from kernelsmith_worker.launches import LaunchRecorder, active_recorder
@@ -66,10 +68,27 @@ def _wrap_load_inline(orig: Any) -> Any:
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
             native_builds.extension_loaded(path)
+            _refuse_imports(name, path)
         return module
 
     load_inline.__ks_hook__ = True  # type: ignore[attr-defined]
     return load_inline
+
+
+def _refuse_imports(name: str, path: str) -> None:
+    """Raises LibraryCodeError (recorded: a reject whatever the candidate does next) when the
+    extension imports what a kernel's host code must not (cuda_ext_checks.py)."""
+    try:
+        found = cuda_ext_checks.extension_findings(Path(path))
+    except library_code.ToolMissing as e:
+        found = [str(e)]
+    if found:
+        what = (f"torch extension {name!r} imports {', '.join(found[:6])}: a kernel's host code "
+                "launches its own kernels; it does not look up or call libraries, start "
+                "processes or threads, reach the interpreter's frames or change device-wide "
+                "settings")
+        library_code.refuse(what)
+        raise LibraryCodeError(what)
 
 
 def install_load_inline_hook(ext: Any) -> None:
