@@ -555,7 +555,7 @@ _FIGURE_KEYS = ("ref_us", "cand_us", "ref_cv", "cand_cv", "speedup", "speedup_ci
 def _prefer_steady(rec: dict, steady: dict, runner: Any, seed: int, cfg: TimingConfig) -> None:
     """Adds the steady-state figure to `rec` (`steady`) and reports it instead of the checked
     blocks' figure when it is lower than that figure's 95 % CI by more than steady_min_gap
-    (a clock step of ~1 % a short steady block may or may not reach): a program that runs the
+    (a step of ~1 % a short steady block may or may not reach): a program that runs the
     kernel back to back gets the steady-state clock. It never raises a speedup: a candidate
     that is faster only when its input values repeat gains nothing here."""
     rec["speedup_checked"] = rec["speedup"]

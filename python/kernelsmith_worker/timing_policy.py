@@ -129,7 +129,7 @@ class TimingConfig:
     #                               the reference's steady median by 3.5 % between evaluations
     steady_min_gap: float = 0.01  # the steady speedup replaces the checked one only when lower
     #                               than its CI by more than this: a back-to-back run steps
-    #                               between clock levels ~1 % apart a few hundred ms in (an
+    #                               between speed levels ~1 % apart a few hundred ms in (an
     #                               H200: the candidate 1688 -> 1675 us after 0.4-0.65 s; an
     #                               H100: the reference 2606 or 2640-2660 us), and a short
     #                               steady block lands on either; the gaps it corrects (power-
