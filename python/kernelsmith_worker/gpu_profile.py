@@ -77,11 +77,16 @@ def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, i
     """The candidate kernel `kernel` is an instance of (or None), and how many of its `n`
     launches are the candidate's. A name the launch hooks counted is the candidate's only as
     many times as the hooks saw it launched (a Triton kernel named like a cuBLAS kernel does
-    not make the cuBLAS kernel the candidate's); a library-looking name must match exactly."""
+    not make the cuBLAS kernel the candidate's); a library-looking name must match exactly,
+    but for the argument list CUPTI reports with a C++ kernel's name (wmma_tf32_gemm(float
+    const*, ...) is the candidate's wmma_tf32_gemm)."""
+    base = re.sub(r"^void\s+", "", kernel.split("(", 1)[0]).strip()  # CUPTI adds the arguments
     if kernel in names:
         match: str | None = kernel
     elif _LIBRARY.search(kernel):
-        return None, 0
+        if base not in names:
+            return None, 0
+        match = base
     else:
         match = kernel_matches(kernel, names)
     if match is None:

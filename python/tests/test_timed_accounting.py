@@ -220,6 +220,13 @@ def test_counted_launches_split_between_candidate_and_foreign():
     prof = classify_events([ev], {"sm90_xmma_gemm"}, hooked={"sm90_xmma_gemm": 4})
     assert prof.custom_launches == 4 and prof.library == {"sm90_xmma_gemm": 6}
     assert abs(prof.custom_us - 40.0) < 1e-9 and abs(prof.foreign_us - 60.0) < 1e-9
+    # a C++ kernel's name as CUPTI reports it, with its arguments: the candidate's own
+    wmma = NS(name="wmma_tf32_gemm(float const*, float const*, float*, int, int, int)",
+              device_resource_id=7, count=2, time_range=NS(elapsed_us=lambda: 50.0))
+    prof = classify_events([wmma], {"wmma_tf32_gemm"})
+    assert prof.custom_launches == 2 and prof.library == {}
+    prof = classify_events([wmma], {"other_kernel"})
+    assert prof.custom_launches == 0 and prof.library
 
 
 def test_reference_blocks_with_only_the_references_and_evaluators_work_pass():
