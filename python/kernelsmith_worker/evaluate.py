@@ -585,9 +585,8 @@ def evaluate(req: EvalRequest, ctx: WorkerContext, events: Events) -> tuple[dict
     finally:
         sampler.report(ev.findings, ev.stages)
         ev.refused_library_code()
-        ev.findings += (tampered := cpu_ext.tampered_builds())
-        ev.poisoned = ev.poisoned or bool(tampered)
-        ev.poisoned = outlived(ev.threads) or ev.poisoned  # the result stands
+        ev.findings += (tampered := cpu_ext.tampered_builds())  # the evaluator's own builds
+        ev.poisoned = outlived(ev.threads) or bool(tampered) or ev.poisoned  # the result stands
         ctx.loader.cleanup()
         unrestored = ctx.guard.restore()
         if unrestored:  # the result stands; the worker is not reused
