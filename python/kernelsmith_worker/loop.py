@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from kernelsmith_worker import (PROTOCOL_VERSION, __version__, cpu_account, errors,
-                                library_reach, native_builds, pc_sample)
+                                library_reach, native_builds, pc_sample, triton_hosts)
 from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
@@ -82,6 +82,8 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     hooks, launch hooks, the integrity snapshot (last, so it sees the hooks). `clock` is told
     where each phase ends."""
     clock = clock or StartClock()
+    # Triton's host modules built in this worker's own folder, before anything loads one
+    after_import("triton.runtime.build", triton_hosts.install)
     backends = registry()
     for b in backends.values():
         b.prepare()

@@ -15,8 +15,8 @@ However it got there (a builder's private function, setuptools in a subprocess, 
 system's loader, ctypes), native code runs from a shared library mapped into the process, so
 the check that decides is on the mapping (`foreign`, at the stage ends' full checks): a
 library mapped since the candidate's import must be a cpu_ext library checked in this worker,
-a launcher Triton compiled into its cache, the cuda backend's own torch extension of this
-request, or a file that was already there, unchanged, before the request began in an
+a host module this worker built for Triton (triton_hosts.py), the cuda backend's own torch
+extension of this request, or a file that was already there, unchanged, before the request began in an
 installed package's folder, the system's library folders or a folder the worker had loaded
 libraries from at start. Anything else (a library written during the request, one in a
 temporary or the candidate's folder, one loaded and deleted) is the reject `library_code`.
@@ -32,7 +32,7 @@ import os
 import sys
 from typing import Any
 
-from kernelsmith_worker import compiled_code, cpu_ext, library_code, library_reach
+from kernelsmith_worker import compiled_code, cpu_ext, library_code, library_reach, triton_hosts
 from kernelsmith_worker.event_watch import is_library_file
 
 # the builders of torch.utils.cpp_extension that compile and load code
@@ -43,8 +43,6 @@ class NativeBuildRefused(Exception):
     """A candidate of a backend other than cuda built a torch extension."""
 
 
-# Triton's compiled host modules (triton.runtime.build.compile_module_from_src names them)
-_TRITON_MODULES = ("__triton_launcher.", "cuda_utils.")
 _DELETED = " (deleted)"
 
 
@@ -79,13 +77,6 @@ def extension_loaded(path: str) -> None:
     _Request.extensions.add(os.path.realpath(path))
 
 
-def _triton_module(real: str) -> bool:
-    cache = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"),
-                                                               ".triton", "cache")
-    return real.startswith(os.path.realpath(cache) + os.sep) and \
-        os.path.basename(real).startswith(_TRITON_MODULES)
-
-
 def _installed(real: str) -> bool:
     return library_reach.in_system_dirs(real) or is_library_file(real) or \
         os.path.dirname(real) in _Request.start_dirs or \
@@ -101,7 +92,8 @@ def foreign(mapped: set[str], since_ns: int) -> list[str]:
         deleted = label.endswith(_DELETED)
         path = label[: -len(_DELETED)] if deleted else label
         real = os.path.realpath(path)
-        if cpu_ext.checked_library(real) or _triton_module(real) or real in _Request.extensions:
+        if cpu_ext.checked_library(real) or triton_hosts.genuine(real) or \
+                real in _Request.extensions:
             continue
         if deleted:
             found.append(f"{path} (loaded, then deleted)")
