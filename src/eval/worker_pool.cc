@@ -1,9 +1,5 @@
 #include "eval/worker_pool.h"
 
-#include "core/resources.h"
-#include "core/sha256.h"
-#include "eval/feedback.h"
-
 #include <errno.h>
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -12,6 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+
+#include "core/resources.h"
+#include "core/sha256.h"
+#include "eval/build_cache.h"
+#include "eval/feedback.h"
 
 namespace ks {
 namespace {
@@ -175,6 +176,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerPool::StartWorker(int gpu, std::str
   c.timing_timeout_s = options_.timing_timeout_s;
   c.lease_wait_timeout_s = options_.lease_wait_timeout_s;
   c.sandbox = sandbox_;
+  auto cache = worker_env_.find("KS_CACHE_DIR");
+  c.build_cache = CpuExtCacheRoot(cache == worker_env_.end() ? "" : cache->second);
 
   Result<std::unique_ptr<WorkerProcess>> w = WorkerProcess::Start(std::move(c), stderr_tail);
   if (w.ok()) {

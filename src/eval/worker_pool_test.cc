@@ -1,18 +1,18 @@
 #include "eval/worker_pool.h"
 
 #include <gtest/gtest.h>
-
-#include <cstdlib>
 #include <signal.h>
 #include <stdlib.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
 
+#include "core/file.h"
 #include "core/resources.h"
 
 namespace ks {
@@ -207,6 +207,31 @@ TEST(WorkerPoolTest, HangTimesOutAndKillsTheWholeGroup) {
   EXPECT_EQ(timing.status, EvalStatus::kTimeout);
   EXPECT_EQ(timing.message, "timing stage exceeded 0.5 s; the worker was killed");
 
+  EXPECT_EQ(pool->Evaluate(Script({})).status, EvalStatus::kOk);
+}
+
+TEST(WorkerPoolTest, ALibraryReplacedInTheBuildCacheByAKilledRequestIsRemoved) {
+  TempDir tmp;
+  WorkerPoolOptions o = FakeOptions();
+  o.correctness_timeout_s = 1;
+  o.env["KS_CACHE_DIR"] = tmp.path();
+  const std::string slot = tmp.File("cpu_ext/0123abcd");
+  std::filesystem::create_directories(slot);
+  const std::string lib = slot + "/libks_pc_sample.so";
+  ASSERT_TRUE(WriteFileAtomic(lib, "built").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // built before the requests
+  auto pool = MustCreate(o);
+  ASSERT_NE(pool, nullptr);
+  // a request that ends with a result: the worker's own check is the one that looks
+  EvalResult ok = pool->Evaluate(Script({{"replace_file", lib}}));
+  EXPECT_EQ(ok.status, EvalStatus::kOk);
+  EXPECT_TRUE(std::filesystem::exists(lib));
+  // killed before any check of its own: the engine removes what was put in place
+  EvalResult hang = pool->Evaluate(Script({{"mode", "hang"}, {"replace_file", lib}}));
+  EXPECT_EQ(hang.status, EvalStatus::kTimeout);
+  EXPECT_FALSE(std::filesystem::exists(lib));
+  EXPECT_TRUE(Contains(hang.message, "replaced 1 library in the shared build cache"))
+      << hang.message;
   EXPECT_EQ(pool->Evaluate(Script({})).status, EvalStatus::kOk);
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "eval/build_cache.h"
 #include "sandbox/processes.h"
 
 namespace ks {
@@ -291,10 +292,25 @@ WorkerProcess::Outcome WorkerProcess::Evaluate(const EvalRequest& request, const
     out.result = std::move(r);
     return std::move(out);
   };
+  // change times are coarse (a clock tick): a second early, so nothing written at the start
+  // of the request is missed
+  const auto sent_wall = std::chrono::system_clock::now() - std::chrono::seconds(1);
   auto fail = [&](EvalStatus status, const std::string& message) {
     release();  // before the (bounded) drain
     KillAndDrain();
-    return finish(EvalResult::Failure(status, message));
+    std::string why = message;
+    if (!config_.build_cache.empty()) {
+      // the worker's own end-of-request check did not run: what the candidate put in the
+      // shared build cache must not reach the next worker
+      std::vector<std::string> removed = RemoveReplacedBuilds(config_.build_cache, sent_wall);
+      if (!removed.empty()) {
+        why += "; the request replaced " + std::to_string(removed.size()) + " librar" +
+               (removed.size() == 1 ? "y" : "ies") +
+               " in the shared build cache (removed: " + removed.front() +
+               (removed.size() > 1 ? ", ..." : "") + ")";
+      }
+    }
+    return finish(EvalResult::Failure(status, why));
   };
 
   std::string line;

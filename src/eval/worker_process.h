@@ -55,6 +55,9 @@ struct WorkerConfig {
   // spawn; while a request runs, the CPU budget and the process/memory watchdog. Null: none
   // beyond the process group and the scratch directory.
   std::shared_ptr<const SandboxPlan> sandbox;
+  // The cpu_ext build cache the worker loads libraries from (build_cache.h): a request that
+  // ends without a result leaves no library replaced in it. Empty: not looked at.
+  std::string build_cache;
 };
 
 class WorkerProcess {

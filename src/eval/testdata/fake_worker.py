@@ -17,6 +17,7 @@ What it does for a request is scripted by the request's candidate source, a JSON
   hang_stage    stage to hang in (default "correctness")
   child_pid_file  for "hang": spawn a sleeping child first and write its pid here
   print         text printed to stdout and stderr during the request
+  replace_file  a path: first put a new file in its place (written aside, renamed over it)
 
 Environment:
   FAKE_SLOW_HELLO_FILE  if this file exists: delete it, then sleep 30 s before hello
@@ -74,6 +75,10 @@ def evaluate(req):
     rid = req["id"]
     script = json.loads(req["candidate"]["source"] or "{}") or {}
     mode = script.get("mode", "ok")
+    if script.get("replace_file"):
+        with open(script["replace_file"] + ".new", "w") as f:
+            f.write("planted")
+        os.replace(script["replace_file"] + ".new", script["replace_file"])
     if script.get("print"):
         print(script["print"])
         print(script["print"], file=sys.stderr)
