@@ -345,6 +345,8 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
     record: dict[str, Any] = {
         "torch_ops": dict(sorted(counts.items())),
         "custom_kernels": sorted(names),
+        # device records match them only by their whole names (gpu_profile.ExactNames)
+        "custom_kernels_whole": a.backend == "triton",
         "custom_launches": launches,
         "custom_launches_per_call": per_call_launches,
         "custom_device_share": None if share is None else round(share, 4),
@@ -371,7 +373,9 @@ def timed_work_findings(rec: dict[str, Any], audit: dict[str, Any],
     the audit's own kernels and launches a call, and the forked-stream rule for the way the
     timing ran (`earlier`: the evaluation's findings so far)."""
     from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
-    own = set(audit.get("custom_kernels") or [])
+    from kernelsmith_worker.gpu_profile import ExactNames
+    own = (ExactNames if audit.get("custom_kernels_whole") else set)(
+        audit.get("custom_kernels") or [])
     timed = rec.pop("timed_kernels", None)
     per_call = int(audit.get("custom_launches_per_call") or 0)
     out = accounting_findings(timed, per_call) if rec.get("ok", True) else []

@@ -12,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from typing import Any, Iterator
 
 import torch
+
+from kernelsmith_worker import observer_switches
 
 
 # Audit-hook events (sys.addaudithook) that candidate code running in forward must not raise.
@@ -46,6 +49,12 @@ def _library_roots() -> tuple[str, ...]:
 
 
 _LIBRARY_ROOTS = _library_roots()
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _in_stdlib(filename: str) -> bool:
+    """The standard library's own files, not the packages installed beside it."""
+    return filename.startswith(_STDLIB) and "-packages" + os.sep not in filename
 
 
 def is_library_file(filename: str) -> bool:
@@ -79,7 +88,9 @@ class EventWatch:
             sys.addaudithook(_audit_hook)
             EventWatch._hooked = True
         if self.host_calls:  # before activating: setprofile is itself an audit event
+            observer_switches.collect()  # at worker start already; here for other callers
             sys.setprofile(self._profile)
+            threading.setprofile(self._profile)  # threads candidate code starts meanwhile
         self._outer = EventWatch._current  # a watch of one call inside a whole evaluation's
         EventWatch._current = self
         return self
@@ -88,18 +99,32 @@ class EventWatch:
         EventWatch._current = self._outer
         if self.host_calls:
             sys.setprofile(None)
+            threading.setprofile(None)  # type: ignore[arg-type]
 
-    def note(self, kind: str, what: str) -> None:
+    def note(self, kind: str, what: str, in_kernel_too: bool = False) -> None:
         if self.kinds is not None and kind not in self.kinds:
             return
-        if self.recorder is not None and self.recorder.in_kernel():
+        if not in_kernel_too and self.recorder is not None and self.recorder.in_kernel():
             return
         items = self.seen.setdefault(kind, [])
         if len(items) < self.LIMIT and what not in items:
             items.append(what)
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":  # a Python function: switches torch's Python code wraps
+            what = observer_switches.python(frame.f_code)
+            if what is not None:
+                caller = frame.f_back  # through contextlib's and functools' frames
+                while caller is not None and _in_stdlib(caller.f_code.co_filename):
+                    caller = caller.f_back
+                if caller is not None and not is_library_file(caller.f_code.co_filename):
+                    self.note("introspection", what, in_kernel_too=True)
+            return
         if event != "c_call" or is_library_file(frame.f_code.co_filename):
+            return
+        what = observer_switches.builtin(arg)
+        if what is not None:  # by identity, whatever name reached it
+            self.note("introspection", what, in_kernel_too=True)
             return
         owner = getattr(arg, "__self__", None)
         name = getattr(arg, "__name__", "")

@@ -22,11 +22,24 @@ def _is_marker(name: str) -> bool:
 _TORCH_NAMESPACES = ("at::native::", "at::cuda::", "at_cuda_detail", "c10::")
 
 
+class ExactNames(set):
+    """Kernel names a device record matches only whole (the argument list CUPTI may add
+    aside): a Triton kernel runs under exactly the name it was compiled with, so a word of
+    a longer name (torch's at::native::...vectorized_layer_norm_kernel<float>) is not it."""
+
+
+def _base(kernel: str) -> str:
+    """A record's name without the argument list and return type CUPTI reports for C++."""
+    return re.sub(r"^void\s+", "", kernel.split("(", 1)[0]).strip()
+
+
 def kernel_matches(kernel: str, names: set[str]) -> str | None:
     """The candidate kernel name that `kernel` (a profiler kernel name, possibly demangled
     C++ like 'void ns::k<128>(float*, int)') is an instance of, else None."""
     if any(ns in kernel for ns in _TORCH_NAMESPACES):
         return None
+    if isinstance(names, ExactNames):
+        return kernel if kernel in names else (_base(kernel) if _base(kernel) in names else None)
     for n in names:
         if kernel == n or re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", kernel):
             return n
@@ -80,7 +93,7 @@ def _own(kernel: str, names: set[str], hooked: dict[str, int], seen: dict[str, i
     not make the cuBLAS kernel the candidate's); a library-looking name must match exactly,
     but for the argument list CUPTI reports with a C++ kernel's name (wmma_tf32_gemm(float
     const*, ...) is the candidate's wmma_tf32_gemm)."""
-    base = re.sub(r"^void\s+", "", kernel.split("(", 1)[0]).strip()  # CUPTI adds the arguments
+    base = _base(kernel)  # CUPTI adds the arguments
     if kernel in names:
         match: str | None = kernel
     elif _LIBRARY.search(kernel):

@@ -15,7 +15,8 @@ from typing import Any
 import torch
 
 from kernelsmith_worker import (PROTOCOL_VERSION, __version__, cpu_account, errors,
-                                library_reach, native_builds, pc_sample, triton_hosts)
+                                library_reach, native_builds, observer_switches, pc_sample,
+                                triton_hosts)
 from kernelsmith_worker.after_import import after_import
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.device import (apply_cpu_threads, cpu_device_info, cpu_threads,
@@ -95,6 +96,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     time_pair, time_alone, why = load_time_pair()
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
     library_reach.install()  # ctypes lookups and map reads by candidate code, from import on
+    observer_switches.collect()  # torch's switches of the audit's observers, by identity
     if not pc_sample.install():  # the CPU sampler's SIGPROF handler, before the signal snapshot
         print(f"kernelsmith_worker: {pc_sample._Sampler.why_not}", file=sys.stderr, flush=True)
     clock.mark("backends, launch hooks, timing")

@@ -21,12 +21,16 @@ Ops outside the `aten`/`prims` namespaces (custom ops the candidate registered) 
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
 from collections import Counter
 from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from kernelsmith_worker.event_watch import is_library_file
 
 VIEW_OPS: frozenset[str] = frozenset(
     """view _unsafe_view reshape _reshape_alias as_strided t transpose permute expand expand_as
@@ -187,9 +191,31 @@ def format_ops(counts: dict[str, int], limit: int = 8) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+# torch's own files and this worker's: frames that issue ops on someone's behalf
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_TRITON_PART = os.sep + "triton" + os.sep
+
+
+def _issued_by_triton(frame: Any) -> bool:
+    """Whether the first frame above torch's, the worker's and the standard library's is
+    Triton's own code (its interpreter copying storages, its autotuner): inside a launch, an
+    op issued by candidate code (a grid callable, a launch or pre-run hook, an argument's
+    method) is still the candidate's, whatever the launch recorder's depth says."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith((_TORCH_DIR, _WORKER_DIR, "<frozen ")) or \
+                (is_library_file(name) and _TRITON_PART not in name):
+            frame = frame.f_back
+            continue
+        return _TRITON_PART in name and is_library_file(name)
+    return False
+
+
 class OpCounter(TorchDispatchMode):
-    """Counts aten ops by qualified name ('aten.mm') while active, except inside custom-kernel
-    launches (`recorder.in_kernel()`: the Triton interpreter copies storages with torch ops)."""
+    """Counts aten ops by qualified name ('aten.mm') while active, except the ops Triton's
+    own code issues inside custom-kernel launches (the Triton interpreter copies storages with
+    torch ops)."""
 
     def __init__(self, recorder: Any) -> None:
         super().__init__()
@@ -203,6 +229,7 @@ class OpCounter(TorchDispatchMode):
         return False
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        if self._recorder is None or not self._recorder.in_kernel():
+        if self._recorder is None or not self._recorder.in_kernel() \
+                or not _issued_by_triton(sys._getframe(1)):
             self.counts[str(func.overloadpacket)] += 1
         return func(*args, **(kwargs or {}))

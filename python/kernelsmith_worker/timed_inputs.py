@@ -379,8 +379,19 @@ def _laid_out_like(t: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     kernel sees the layout the problem declares), else contiguous."""
     if _dense(t):
         out = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device)
-        return out.copy_(values)
+        return _unversioned(out.copy_(values))
     return values.clone()
+
+
+_set_versions = getattr(torch._C._autograd, "_unsafe_set_version_counter", None)
+
+
+def _unversioned(t: torch.Tensor) -> torch.Tensor:
+    """t with its version counter at 0, as a clone's (the trials' inputs are clones): the
+    in-place write that made it must not tell a timed or checked call from a trial."""
+    if _set_versions is not None:
+        _set_versions((t,), (0,))
+    return t
 
 
 def _dense(t: torch.Tensor) -> bool:
@@ -398,8 +409,8 @@ def _dense(t: torch.Tensor) -> bool:
 def _alias(t: torch.Tensor) -> torch.Tensor:
     """Another tensor object over the same memory, shape and strides, and not a view (the
     trials' inputs are not views either: `_is_view()` must not tell a timed call)."""
-    return torch.empty(0, dtype=t.dtype, device=t.device).set_(
-        t.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+    return _unversioned(torch.empty(0, dtype=t.dtype, device=t.device).set_(
+        t.untyped_storage(), t.storage_offset(), t.size(), t.stride()))
 
 
 def _layout_of(t: torch.Tensor) -> tuple:

@@ -7,8 +7,7 @@ import pytest
 from conftest import CASES, SOFTMAX, run_eval
 from kernelsmith_worker.backends import available, registry
 from kernelsmith_worker.backends.cuda import _wrap_load_inline, global_kernel_names
-from kernelsmith_worker.backends.triton import jit_function_names
-from kernelsmith_worker.gpu_profile import kernel_matches
+from kernelsmith_worker.gpu_profile import ExactNames, kernel_matches
 from kernelsmith_worker.launches import LaunchRecorder, install
 
 
@@ -25,10 +24,23 @@ def test_global_kernel_names():
     assert global_kernel_names(example) == {"softmax_rows_kernel"}
 
 
-def test_jit_function_names():
-    assert jit_function_names((SOFTMAX / "triton_candidate.py").read_text()) == {"softmax_kernel"}
-    src = "@triton.autotune(configs=[])\n@triton.jit\ndef a(x):\n  pass\n@jit\ndef b(): pass\n"
-    assert jit_function_names(src) == {"a", "b"}
+def test_triton_kernel_names_are_the_launched_ones_matched_whole():
+    # names in the source text (a string, a jit function never launched) claim nothing, and a
+    # device record is a Triton kernel only by its whole name: torch's LayerNorm kernel is not
+    # the candidate's vectorized_layer_norm_kernel
+    rec = LaunchRecorder()
+    with rec.launch("vectorized_layer_norm_kernel"):
+        pass
+    src = '"""@triton.jit\ndef reduce_kernel(x): pass"""\n@triton.jit\ndef unused(x): pass\n'
+    names = registry()["triton"].kernel_names(src, rec)
+    assert names == {"vectorized_layer_norm_kernel"} and isinstance(names, ExactNames)
+    torch_kernel = ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"
+                    "<float, float, false>(int, float, float const*)")
+    assert kernel_matches(torch_kernel.replace("at::native::", "ns::"), names) is None
+    assert kernel_matches("vectorized_layer_norm_kernel", names) == "vectorized_layer_norm_kernel"
+    assert kernel_matches("vectorized_layer_norm_kernel(float*)", names) == \
+        "vectorized_layer_norm_kernel"
+    assert kernel_matches("reduce_kernel", names) is None
 
 
 def test_kernel_matches():

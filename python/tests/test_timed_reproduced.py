@@ -50,6 +50,19 @@ def test_the_candidate_gets_new_tensor_objects_every_sample():
         seen.append(x)
 
 
+def test_timed_inputs_and_check_copies_carry_a_clones_version_counter():
+    # a trial's input is a clone (version 0): a timed slot (made by set_, refreshed in place)
+    # or a check's copy (made by copy_) with another version would tell the call apart
+    rot = RotatingInputs([torch.rand(64, 8)], CPU, 1 << 20, lambda c, r: True)
+    rot.use(3)
+    for _ in range(3):
+        rot.refresh()
+        assert all(rot.args(j)[0]._version == 0 for j in range(3))
+        with rot.pristine():
+            assert rot.args(0)[0]._version == 0
+    assert torch.rand(4).clone()._version == 0
+
+
 def _mse_problem():
     base = [torch.rand(64, 256), torch.rand(64, 256)]
     rot = RotatingInputs(base, CPU, 1 << 24, lambda c, r: bool(torch.allclose(c, r, 1e-2, 1e-2)))

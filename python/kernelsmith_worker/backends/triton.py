@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 
 import torch
 
 from kernelsmith_worker.backends import cache_root
+from kernelsmith_worker.gpu_profile import ExactNames
 from kernelsmith_worker.launches import LaunchRecorder
-
-_JIT_DEF = re.compile(r"@(?:triton\.)?jit\b[^\n]*\n(?:\s*@[^\n]*\n)*\s*def\s+([A-Za-z_]\w*)")
 
 
 def interpret_mode() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0").strip().lower() in ("1", "true", "on", "yes")
-
-
-def jit_function_names(source: str) -> set[str]:
-    """Names of functions decorated with @triton.jit / @jit in `source`."""
-    return set(_JIT_DEF.findall(source))
 
 
 class TritonBackend:
@@ -43,5 +36,7 @@ class TritonBackend:
         os.environ.setdefault("TRITON_CACHE_DIR", str(cache_root() / "triton"))
 
     def kernel_names(self, candidate_source: str, recorder: LaunchRecorder) -> set[str]:
-        names = set(recorder.names()) | jit_function_names(candidate_source)
-        return {n.split(".")[-1] for n in names}
+        """The kernels the launch hooks saw launched, under the names Triton compiled them
+        with; a device record is one of them only by its whole name (ExactNames). Names in
+        the source text (a string, a function never launched) make nothing the candidate's."""
+        return ExactNames(n.split(".")[-1] for n in recorder.names())

@@ -1,0 +1,124 @@
+"""torch's switches of what the audit observes, known by identity.
+
+The audit sees the torch work of a candidate's forward through two of torch's own observers:
+a dispatch mode (opclass.OpCounter, on the Python dispatch key) and the profiler (built on
+RecordFunction callbacks). torch has private functions that switch each of them off for the
+calling thread (`_enable_record_function(False)`, `_DisableTorchDispatch`, excluded dispatch
+keys, popped or replaced modes), that hand out the observer itself (`_get_dispatch_stack_at`)
+or that tell a watched or captured call from another (the mode stacks' lengths, the dispatch
+key sets, `_cuda_isCurrentStreamCapturing`, `sys.getprofile`). A kernel has no use for any of
+them. The audit's host-call watch (event_watch.EventWatch with host_calls) sees every call
+candidate code makes: a call of one of these, by whatever name or alias it was reached (the
+function object is compared, not its spelling), is `evaluator_introspection`; torch's own
+calls (from torch's files) are torch's.
+
+    observer_switches.builtin(fn)      # what it does, for a C function candidate code called
+    observer_switches.python(code)     # what it does, for a Python function's code object
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import threading
+from typing import Any
+
+import torch
+
+# torch._C (and its _autograd submodule): names that switch off, replace or read the
+# dispatch-mode and profiler observers, or read the capture state
+_C_NAMES = re.compile(
+    r"^_(?:dispatch_tls_\w+|len_torch_(?:dispatch|function)_stack|get_dispatch_stack_at"
+    r"|get_function_stack_at|pop_torch_(?:dispatch|function)_stack"
+    r"|push_on_torch_(?:dispatch|function)_stack|set_dispatch_mode|unset_dispatch_mode"
+    r"|get_dispatch_mode|DisableTorchDispatch|DisableTorchFunction\w*|DisableFuncTorch"
+    r"|ExcludeDispatchKeyGuard|IncludeDispatchKeyGuard|EnablePythonDispatcher"
+    r"|DisablePythonDispatcher|PreserveDispatchKeyGuard|cuda_isCurrentStreamCapturing"
+    r"|is_torch_function_mode_enabled|is_torch_function_enabled)$")
+_AUTOGRAD_NAMES = re.compile(r"record_function|profiler|collection")
+_AUTOGRAD_KEEP = re.compile(r"^_record_function_(?:enter|exit)")  # what record_function() does
+# torch's Python functions over the same switches, and the interpreter's profile/trace hooks
+# (whose presence tells the audit's watched call from the others)
+_PYTHON = (
+    ("torch.cuda.graphs", ("is_current_stream_capturing",)),
+    ("torch.utils._python_dispatch", ("_get_current_dispatch_mode", "_disable_current_modes",
+                                      "_get_current_dispatch_mode_stack", "_pop_mode",
+                                      "_pop_mode_temporarily", "_push_mode",
+                                      "is_in_torch_dispatch_mode", "any_torch_dispatch_mode_on")),
+    ("torch.overrides", ("_get_current_function_mode", "_get_current_function_mode_stack",
+                         "_pop_mode", "_pop_mode_temporarily", "_push_mode")),
+    ("torch.autograd.profiler", ("profile.__enter__", "profile.__exit__", "profile.__init__",
+                                 "emit_nvtx.__enter__", "emit_itt.__enter__")),
+    ("torch.profiler.profiler", ("profile.__enter__", "profile.start", "profile.stop",
+                                 "_KinetoProfile.start", "_KinetoProfile.stop")),
+)
+_INTERPRETER = ((sys, ("getprofile", "gettrace")), (threading, ("getprofile", "gettrace")))
+
+
+class _Table:
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
+    builtins: dict[int, tuple[Any, str]] = {}  # id(fn) -> (fn, what); fn kept alive
+    codes: dict[Any, str] = {}  # code object -> what
+
+
+def _what(name: str) -> str:
+    if "capturing" in name.lower():
+        return f"{name} (tells a CUDA graph capture, the timing stage, from other calls)"
+    if "profil" in name or "record_function" in name or "collection" in name:
+        return f"{name} (switches or reads the profiler the audit watches with)"
+    return f"{name} (switches off or reads the dispatch mode the audit counts ops with)"
+
+
+def collect() -> int:
+    """Builds the table from the torch in this process (once, at worker start, before any
+    candidate). Returns how many functions it holds."""
+    if _Table.builtins or _Table.codes:
+        return len(_Table.builtins) + len(_Table.codes)
+    found: dict[int, tuple[Any, str]] = {}
+    for owner, pattern in ((torch._C, _C_NAMES), (torch._C._autograd, _AUTOGRAD_NAMES)):
+        prefix = owner.__name__
+        for name in dir(owner):
+            if not pattern.search(name) or _AUTOGRAD_KEEP.search(name):
+                continue
+            fn = getattr(owner, name, None)
+            if callable(fn):
+                found[id(fn)] = (fn, _what(f"{prefix}.{name}"))
+    for module, names in _INTERPRETER:
+        for name in names:
+            fn = getattr(module, name, None)
+            if fn is not None and not hasattr(fn, "__code__"):
+                found[id(fn)] = (fn, f"{module.__name__}.{name} (tells the audit's watched "
+                                     "call from the others)")
+    codes: dict[Any, str] = {}
+    for module, paths in _PYTHON:
+        try:
+            mod = __import__(module, fromlist=["_"])
+        except Exception:  # noqa: BLE001 - a torch without it has nothing to find there
+            continue
+        for path in paths:
+            obj: Any = mod
+            for part in path.split("."):
+                obj = getattr(obj, part, None)
+            # a @contextmanager function's own generator, not contextlib's shared wrapper
+            code = getattr(inspect.unwrap(obj), "__code__", None) if obj is not None else None
+            if code is not None and code.co_filename == getattr(mod, "__file__", None):
+                codes[code] = _what(f"{module}.{path}")
+    if hasattr(threading, "getprofile"):  # Python functions in threading
+        for name in ("getprofile", "gettrace"):
+            code = getattr(getattr(threading, name, None), "__code__", None)
+            if code is not None:
+                codes[code] = f"threading.{name} (tells the audit's watched call from the others)"
+    _Table.builtins, _Table.codes = found, codes
+    return len(found) + len(codes)
+
+
+def builtin(fn: Any) -> str | None:
+    """What the C function `fn` does, when it is one of the switches; else None."""
+    hit = _Table.builtins.get(id(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
+
+
+def python(code: Any) -> str | None:
+    """What the Python function with code object `code` does, when it is one; else None."""
+    return _Table.codes.get(code)

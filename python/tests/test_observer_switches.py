@@ -1,0 +1,80 @@
+"""torch's switches of what the audit observes (observer_switches.py), seen by identity in
+the audit's host-call watch, and ops issued inside a launch counted unless Triton issued them
+(opclass.OpCounter)."""
+from __future__ import annotations
+
+import os
+import threading
+
+import torch
+
+from kernelsmith_worker import observer_switches
+from kernelsmith_worker.event_watch import EventWatch
+from kernelsmith_worker.launches import LaunchRecorder
+from kernelsmith_worker.opclass import OpCounter
+
+_TRITON_FILE = os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "triton",
+                            "runtime", "ks_test_interpreter.py")
+
+
+def _introspection(fn) -> list[str]:
+    rec = LaunchRecorder()
+    with EventWatch(rec, host_calls=True) as w:
+        fn(rec)
+    return w.seen.get("introspection", [])
+
+
+def test_switches_are_seen_by_identity_whatever_name_reached_them():
+    assert observer_switches.collect() > 20
+    alias = getattr(torch._C._autograd, "_enable_" + "record_function")
+    seen = _introspection(lambda rec: alias(True))
+    assert any("_enable_record_function" in s for s in seen)
+    with_depth = _introspection(lambda rec: (rec.launch("k").__enter__(),
+                                             torch._C._get_dispatch_stack_at))
+    assert with_depth == []  # reading the attribute is no call
+    inside = _introspection(lambda rec: [rec.launch("k").__enter__(),
+                                         torch._C._len_torch_dispatch_stack()])
+    assert any("_len_torch_dispatch_stack" in s for s in inside)  # inside a launch too
+
+
+def test_torch_s_public_wrappers_are_seen_when_candidate_code_calls_them():
+    def capturing(rec):  # on a machine without a GPU the call itself raises
+        try:
+            torch.cuda.is_current_stream_capturing()
+        except Exception:  # noqa: BLE001
+            pass
+    assert any("is_current_stream_capturing" in s for s in _introspection(capturing))
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+    assert any("_get_current_dispatch_mode" in s
+               for s in _introspection(lambda rec: _get_current_dispatch_mode()))
+
+
+def test_a_switch_called_in_a_thread_started_meanwhile_is_seen():
+    def body(rec):
+        t = threading.Thread(target=lambda: torch._C._autograd._enable_record_function(True))
+        t.start()
+        t.join()
+    assert any("_enable_record_function" in s for s in _introspection(body))
+
+
+def test_torch_and_an_honest_forward_call_none_of_them():
+    def body(rec):
+        x = torch.ones(8, 8)
+        torch.softmax(x, 1)
+        with torch.no_grad():
+            torch.nn.functional.layer_norm(x, (8,))
+        with rec.launch("kernel"):
+            x.sum()
+    assert _introspection(body) == []
+
+
+def test_ops_inside_a_launch_count_unless_triton_issued_them():
+    rec = LaunchRecorder()
+    x = torch.ones(4, 4)
+    scope = {"x": x}
+    as_triton = compile("x.clone()", _TRITON_FILE, "exec")
+    with OpCounter(rec) as counter, rec.launch("kernel"):
+        exec(as_triton, scope)  # Triton's interpreter copying a storage
+        torch.softmax(x, 1)  # candidate code inside the launch (a grid callable, a hook)
+    assert "aten._softmax" in counter.counts
+    assert "aten.clone" not in counter.counts
