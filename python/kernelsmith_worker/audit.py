@@ -372,8 +372,7 @@ def timed_work_findings(rec: dict[str, Any], audit: dict[str, Any],
     """The timing record's kernel accounting (its `timed_kernels`, popped from rec) against
     the audit's own kernels and launches a call, and the forked-stream rule for the way the
     timing ran (`earlier`: the evaluation's findings so far)."""
-    from kernelsmith_worker.gpu_profile import accounting_findings, timed_findings
-    from kernelsmith_worker.gpu_profile import ExactNames
+    from kernelsmith_worker.gpu_profile import ExactNames, accounting_findings, timed_findings
     own = (ExactNames if audit.get("custom_kernels_whole") else set)(
         audit.get("custom_kernels") or [])
     timed = rec.pop("timed_kernels", None)

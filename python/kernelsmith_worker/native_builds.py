@@ -16,9 +16,9 @@ system's loader, ctypes), native code runs from a shared library mapped into the
 the check that decides is on the mapping (`foreign`, at the stage ends' full checks): a
 library mapped since the candidate's import must be a cpu_ext library checked in this worker,
 a host module this worker built for Triton (triton_hosts.py), the cuda backend's own torch
-extension of this request, or a file that was already there, unchanged, before the request began in an
-installed package's folder, the system's library folders or a folder the worker had loaded
-libraries from at start. Anything else (a library written during the request, one in a
+extension of this request, or a file that was already there, unchanged, before the request
+began in an installed package's folder, the system's library folders or a folder the worker
+had loaded libraries from at start. Anything else (a library written during the request, one in a
 temporary or the candidate's folder, one loaded and deleted) is the reject `library_code`.
 
     native_builds.request_backend("triton")   # per request, before the candidate's import
