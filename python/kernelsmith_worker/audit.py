@@ -265,6 +265,17 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         a.run_candidate(clone_args(a.source.pristine(0).inputs), mode=counter)
     counts = dict(counter.counts)
     events = {k: list(v) for k, v in watch.seen.items()}
+
+    def watched(call: Callable[[], Any]) -> Callable[[], Any]:
+        """The audit's other views of forward under the host-call watch too: a candidate
+        that counts its calls cannot switch an observer off only in the call it observes."""
+        def run() -> Any:
+            with EventWatch(a.recorder, host_calls=True) as more:
+                out = call()
+            for kind, items in more.seen.items():
+                events.setdefault(kind, []).extend(x for x in items if x not in events[kind])
+            return out
+        return run
     launches = a.recorder.total()
     per_call_launches: int | None = None  # device launches of one forward (CUDA only)
     names = set(a.recorder.names())
@@ -279,9 +290,10 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         args = clone_args(a.source.pristine(0).inputs)
         own = a.kernel_names()
         a.recorder.reset()
-        prof = profile_forward(lambda: a.run_candidate(args), own,
+        prof = profile_forward(watched(lambda: a.run_candidate(args)), own,
                                lambda: dict(a.recorder.counts),
-                               lambda: a.run_candidate(clone_args(a.source.pristine(0).inputs)))
+                               watched(lambda: a.run_candidate(
+                                   clone_args(a.source.pristine(0).inputs))))
         findings.extend(foreign_findings(prof, "in forward"))
         if prof.log_error:
             findings.append(finding("kernel_records_missing", "the candidate's forward left the "
@@ -306,7 +318,7 @@ def run_audit(a: AuditInputs) -> tuple[dict[str, Any], list[dict[str, str]]]:
         from kernelsmith_worker.gpu_profile import host_op_findings, host_ops_of
 
         args = clone_args(a.source.pristine(0).inputs)
-        findings.extend(host_op_findings(host_ops_of(lambda: a.run_candidate(args),
+        findings.extend(host_op_findings(host_ops_of(watched(lambda: a.run_candidate(args)),
                                                      all_threads=True)))
         if a.backend == "cpu" and not a.interpret:
             share = _cpu_share(a, clone_args(a.source.pristine(0).inputs))

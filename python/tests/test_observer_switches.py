@@ -78,3 +78,36 @@ def test_ops_inside_a_launch_count_unless_triton_issued_them():
         torch.softmax(x, 1)  # candidate code inside the launch (a grid callable, a hook)
     assert "aten._softmax" in counter.counts
     assert "aten.clone" not in counter.counts
+
+
+
+class _Source:
+    def pristine(self, trial):
+        from kernelsmith_worker.inputs import TrialData
+        return TrialData([torch.full((4, 4), float(trial))])
+
+    def reference(self, trial):
+        return torch.full((4, 4), float(trial)) * 2
+
+
+def test_a_switch_in_the_audits_unwatched_looking_call_is_seen():
+    # the profiler's call is watched as well as the dispatch mode's: a candidate that counts
+    # its calls and switches RecordFunction off only in the profiler's is seen there
+    from kernelsmith_worker.audit import AuditInputs, run_audit
+    from kernelsmith_worker.correctness import TOLERANCES
+
+    def run_candidate(args, mode=None):
+        if mode is None:  # what a call counter would tell apart: not the dispatch mode's call
+            torch._C._autograd._enable_record_function(True)
+        return args[0] * 2
+
+    rec = LaunchRecorder()
+    with rec.launch("kernel"):
+        pass
+    a = AuditInputs(backend="triton", dev=torch.device("cpu"), recorder=rec,
+                    run_candidate=run_candidate, kernel_names=lambda: {"kernel"},
+                    source=_Source(), tolerance=TOLERANCES["default"], correct=False,
+                    constant_trials=None, interpret=True)
+    _, found = run_audit(a)
+    assert any(f["kind"] == "evaluator_introspection" and "_enable_record_function" in f["detail"]
+               for f in found), found
