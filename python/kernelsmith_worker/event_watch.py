@@ -112,19 +112,23 @@ class EventWatch:
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call":  # a Python function: switches torch's Python code wraps
-            what = observer_switches.python(frame.f_code)
+            what = observer_switches.python(frame)
             if what is not None:
                 caller = frame.f_back  # through contextlib's and functools' frames
                 while caller is not None and _in_stdlib(caller.f_code.co_filename):
                     caller = caller.f_back
-                if caller is not None and not is_library_file(caller.f_code.co_filename):
+                # code compiled from a string ("<string>") is the candidate's here
+                if caller is not None and not is_installed_code(caller.f_code.co_filename):
                     self.note("introspection", what, in_kernel_too=True)
             return
-        if event != "c_call" or is_library_file(frame.f_code.co_filename):
+        if event != "c_call":
             return
         what = observer_switches.builtin(arg)
         if what is not None:  # by identity, whatever name reached it
-            self.note("introspection", what, in_kernel_too=True)
+            if not is_installed_code(frame.f_code.co_filename):
+                self.note("introspection", what, in_kernel_too=True)
+            return
+        if is_library_file(frame.f_code.co_filename):
             return
         owner = getattr(arg, "__self__", None)
         name = getattr(arg, "__name__", "")
@@ -180,7 +184,7 @@ _SIGNAL_API = frozenset({"signal", "sigaction", "sigset", "bsd_signal", "sysv_si
                          "pthread_kill", "tgkill", "sigqueue", "signalfd"})
 
 
-def _is_library_code(filename: str) -> bool:
+def is_installed_code(filename: str) -> bool:
     """Installed code (stdlib, site-packages, the worker) and frozen import machinery. Other
     `<...>` names are code compiled at run time, which may be the candidate's."""
     return filename.startswith(_LIBRARY_ROOTS) or filename.startswith("<frozen ") \
@@ -202,7 +206,7 @@ def _library_import(frame: Any) -> bool:
     module is imported: a module a candidate imports lazily, or one torch loads on first use,
     listing its package or making its cache folder. Not the candidate's: its own code is
     not library code, at import time or later."""
-    if frame is None or not _is_library_code(frame.f_code.co_filename):
+    if frame is None or not is_installed_code(frame.f_code.co_filename):
         return False  # code compiled from a string ("<string>") may be anyone's
     while frame is not None:
         if frame.f_code.co_name == "_find_and_load" \
@@ -223,7 +227,7 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
             # Only when called straight from candidate code: library code (warnings, torch's
             # serialization) reads frames for its own reasons.
             caller = _getter(sys._getframe(1), event)  # who called the audited function
-            if caller is not None and not _is_library_code(caller.f_code.co_filename):
+            if caller is not None and not is_installed_code(caller.f_code.co_filename):
                 what = event if event != "object.__getattr__" \
                     else f"{type(args[0]).__name__}.{args[1]}"
                 watch.note("introspection", what)
@@ -233,7 +237,7 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
             # objects with no audit event at all; the C library's signal handlers and timers:
             # candidate code run at any moment (signal_state.py watches Python's)
             caller = _getter(sys._getframe(1), event)
-            if caller is not None and not _is_library_code(caller.f_code.co_filename):
+            if caller is not None and not is_installed_code(caller.f_code.co_filename):
                 watch.note("introspection", f"ctypes lookup of {args[1][:60]}")
         elif event in _CODE_EVENTS:
             # code made under an installed file's (or the worker's) name would pass for
@@ -242,10 +246,10 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
             named = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
             if event == "object.__setattr__" and named != "__code__":
                 return
-            if event in ("compile", "code.__new__") and not _is_library_code(named):
+            if event in ("compile", "code.__new__") and not is_installed_code(named):
                 return
             caller = _getter(sys._getframe(1), event)
-            if caller is not None and not _is_library_code(caller.f_code.co_filename):
+            if caller is not None and not is_installed_code(caller.f_code.co_filename):
                 what = {"compile": "compile()", "code.__new__": "types.CodeType/code.replace"}
                 watch.note("introspection", f"{what[event]} of code named {named[:100]}"
                            if event in what else f"{event}: code objects carry any file name")

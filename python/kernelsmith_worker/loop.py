@@ -97,6 +97,7 @@ def build_context(scratch: Path, clock: StartClock | None = None) -> WorkerConte
     import kernelsmith_worker.cpu_ext  # noqa: F401 - imported so the snapshot covers it
     library_reach.install()  # ctypes lookups and map reads by candidate code, from import on
     observer_switches.collect()  # torch's switches of the audit's observers, by identity
+    observer_switches.install()  # ... and stand-ins for them, whatever route calls them
     if not pc_sample.install():  # the CPU sampler's SIGPROF handler, before the signal snapshot
         print(f"kernelsmith_worker: {pc_sample._Sampler.why_not}", file=sys.stderr, flush=True)
     clock.mark("backends, launch hooks, timing")

@@ -12,8 +12,17 @@ candidate code makes: a call of one of these, by whatever name or alias it was r
 function object is compared, not its spelling), is `evaluator_introspection`; torch's own
 calls (from torch's files) are torch's.
 
+A C function called from C (functools.partial, map, operator.call) raises no profile event,
+so `install` also puts a Python function of the worker's in place of each switch function,
+in torch._C, torch._C._autograd and every torch module that bound it by name: whatever route
+reaches it runs that function's frame, which the watch sees. The originals are held where
+candidate code cannot read them (a running generator's local, as vault.py keeps records),
+and only that function's frames may have one called. The guard classes
+(`_DisableTorchDispatch`, ...) are left as they are: an instance's type is the class itself.
+
+    observer_switches.collect(); observer_switches.install()   # at worker start
     observer_switches.builtin(fn)      # what it does, for a C function candidate code called
-    observer_switches.python(code)     # what it does, for a Python function's code object
+    observer_switches.python(frame)    # what it does, for a Python function's frame
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import inspect
 import re
 import sys
 import threading
+from collections.abc import Generator
 from typing import Any
 
 import torch
@@ -60,6 +70,7 @@ class _Table:
     __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
     builtins: dict[int, tuple[Any, str]] = {}  # id(fn) -> (fn, what); fn kept alive
     codes: dict[Any, str] = {}  # code object -> what
+    standins: dict[str, int] = {}  # a stand-in's key -> id(original) (install)
 
 
 def _what(name: str) -> str:
@@ -119,6 +130,76 @@ def builtin(fn: Any) -> str | None:
     return hit[1] if hit is not None and hit[0] is fn else None
 
 
-def python(code: Any) -> str | None:
-    """What the Python function with code object `code` does, when it is one; else None."""
-    return _Table.codes.get(code)
+def python(frame: Any) -> str | None:
+    """What the Python function running in `frame` does, when it is one of the switches or
+    the worker's stand-in for one; else None."""
+    if frame.f_code is _SWITCH_CODE:
+        hit = _Table.builtins.get(_Table.standins.get(frame.f_locals.get("key"), 0))
+        return hit[1] if hit is not None else "a switch of the audit's observers"
+    return _Table.codes.get(frame.f_code)
+
+
+def _keeper() -> Generator[Any, tuple[str, Any, Any, Any], None]:
+    """The originals of the switches install() replaced, as this generator's local: added
+    only by install(), called only from a stand-in's frame (code objects by identity)."""
+    originals: dict[str, Any] = {}
+    reply: Any = None
+    while True:
+        op, key, args, kwargs = yield reply
+        asker = _getframe(1).f_code
+        if op == "add" and asker is install.__code__:
+            originals[key], reply = args, None
+        elif op == "call" and asker is _SWITCH_CODE and key in originals:
+            try:
+                reply = (True, originals[key](*args, **kwargs))
+            except BaseException as e:  # noqa: BLE001 - the switch's own error, re-raised
+                reply = (False, e)
+        else:
+            reply = (False, PermissionError("torch's switches of the audit's observers are "
+                                            "called through the worker's stand-ins only"))
+
+
+_getframe = sys._getframe
+_KEEPER = _keeper()
+next(_KEEPER)
+_LOCK = threading.Lock()  # one send at a time: a generator cannot be entered twice
+
+
+def _standin(key: str, name: str) -> Any:
+    def switch(*args: Any, **kwargs: Any) -> Any:
+        with _LOCK:
+            ok, value = _KEEPER.send(("call", key, args, kwargs))
+        if not ok:
+            raise value
+        return value
+    switch.__name__ = switch.__qualname__ = name
+    return switch
+
+
+_SWITCH_CODE = _standin("", "").__code__
+
+
+def install() -> int:
+    """Puts a stand-in in place of each switch function (not the classes) in torch._C,
+    torch._C._autograd and every loaded torch module that bound it by name (once, at worker
+    start, after collect()). Returns how many attributes were replaced."""
+    if _Table.standins:
+        return 0
+    by_id: dict[int, Any] = {}
+    for fid, (fn, _what_) in _Table.builtins.items():
+        if isinstance(fn, type) or getattr(fn, "__module__", None) in ("sys", "threading"):
+            continue
+        key = f"{getattr(fn, '__module__', '') or ''}.{getattr(fn, '__name__', fid)}"
+        _KEEPER.send(("add", key, fn, None))
+        _Table.standins[key] = fid
+        by_id[fid] = _standin(key, getattr(fn, "__name__", "switch"))
+    replaced = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "torch" or name.startswith(("torch.", "triton"))):
+            continue
+        for attr, value in list(vars(module).items()):
+            standin = by_id.get(id(value))
+            if standin is not None and _Table.builtins[id(value)][0] is value:
+                setattr(module, attr, standin)
+                replaced += 1
+    return replaced

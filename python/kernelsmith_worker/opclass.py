@@ -30,7 +30,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernelsmith_worker.event_watch import is_library_file
+from kernelsmith_worker.event_watch import is_installed_code
 
 VIEW_OPS: frozenset[str] = frozenset(
     """view _unsafe_view reshape _reshape_alias as_strided t transpose permute expand expand_as
@@ -204,11 +204,12 @@ def _issued_by_triton(frame: Any) -> bool:
     method) is still the candidate's, whatever the launch recorder's depth says."""
     while frame is not None:
         name = frame.f_code.co_filename
-        if name.startswith((_TORCH_DIR, _WORKER_DIR, "<frozen ")) or \
-                (is_library_file(name) and _TRITON_PART not in name):
+        if name.startswith((_TORCH_DIR, _WORKER_DIR)) or \
+                (is_installed_code(name) and _TRITON_PART not in name):
             frame = frame.f_back
             continue
-        return _TRITON_PART in name and is_library_file(name)
+        # code compiled from a string ("<string>") may be anyone's: counted
+        return _TRITON_PART in name and is_installed_code(name)
     return False
 
 

@@ -111,3 +111,43 @@ def test_a_switch_in_the_audits_unwatched_looking_call_is_seen():
     _, found = run_audit(a)
     assert any(f["kind"] == "evaluator_introspection" and "_enable_record_function" in f["detail"]
                for f in found), found
+
+
+def test_a_switch_reached_from_c_code_runs_the_workers_stand_in_and_is_seen():
+    # functools.partial and map call a C function from C: no profile event; the stand-in
+    # install() put in its place is Python, so its frame is seen whatever the route
+    import functools
+
+    observer_switches.collect()
+    observer_switches.install()
+    off = functools.partial(torch._C._autograd._enable_record_function, True)
+    assert any("_enable_record_function" in s for s in _introspection(lambda rec: off()))
+    assert any("_len_torch_dispatch_stack" in s for s in _introspection(
+        lambda rec: list(map(lambda f: f(), [torch._C._len_torch_dispatch_stack]))))
+    from torch.utils import _python_dispatch  # torch's own module, bound by name at import
+    assert _python_dispatch._get_dispatch_stack_at is torch._C._get_dispatch_stack_at
+    assert torch._C._len_torch_dispatch_stack() == 0  # torch works through the stand-ins
+
+
+def test_the_originals_are_called_only_from_a_stand_in():
+    import pytest
+
+    keeper = observer_switches._KEEPER
+    with pytest.raises(PermissionError):
+        ok, value = keeper.send(("call", "torch._C._autograd._enable_record_function",
+                                 (False,), {}))
+        if not ok:
+            raise value
+
+
+def test_code_compiled_from_a_string_is_the_candidates():
+    # "<string>" is no installed file: a switch called there is seen, and an op it issues
+    # inside a launch (a grid callable made with exec) is counted
+    run = compile("torch._C._autograd._enable_record_function(True)", "<string>", "exec")
+    assert any("_enable_record_function" in s
+               for s in _introspection(lambda rec: exec(run, {"torch": torch})))
+    rec = LaunchRecorder()
+    grid = compile("x.sum()", "<string>", "exec")
+    with OpCounter(rec) as counter, rec.launch("kernel"):
+        exec(grid, {"x": torch.ones(4)})
+    assert "aten.sum" in counter.counts
