@@ -117,8 +117,10 @@ class EventWatch:
                 caller = frame.f_back  # through contextlib's and functools' frames
                 while caller is not None and _in_stdlib(caller.f_code.co_filename):
                     caller = caller.f_back
-                # code compiled from a string ("<string>") is the candidate's here
-                if caller is not None and not is_installed_code(caller.f_code.co_filename):
+                # code compiled from a string ("<string>") is the candidate's here, and so
+                # is a callback installed code was handed (torch's tree_map of a switch)
+                if caller is not None and not (is_installed_code(caller.f_code.co_filename)
+                                               and observer_switches.named_by(frame, caller)):
                     self.note("introspection", what, in_kernel_too=True)
             return
         if event != "c_call":
@@ -127,6 +129,12 @@ class EventWatch:
         if what is not None:  # by identity, whatever name reached it
             if not is_installed_code(frame.f_code.co_filename):
                 self.note("introspection", what, in_kernel_too=True)
+            return
+        if not is_installed_code(frame.f_code.co_filename) \
+                and observer_switches.python_key_excluded():
+            self.note("introspection", "torch's Python dispatch key excluded around candidate "
+                      "code (a guard such as torch._C._DisableTorchDispatch: the audit's "
+                      "dispatch mode sees none of its ops)", in_kernel_too=True)
             return
         if is_library_file(frame.f_code.co_filename):
             return

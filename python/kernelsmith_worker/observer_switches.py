@@ -45,13 +45,17 @@ _C_NAMES = re.compile(
     r"|get_dispatch_mode|DisableTorchDispatch|DisableTorchFunction\w*|DisableFuncTorch"
     r"|ExcludeDispatchKeyGuard|IncludeDispatchKeyGuard|EnablePythonDispatcher"
     r"|DisablePythonDispatcher|PreserveDispatchKeyGuard|cuda_isCurrentStreamCapturing"
-    r"|is_torch_function_mode_enabled|is_torch_function_enabled)$")
+    r"|is_torch_function_mode_enabled|is_torch_function_enabled|dispatch_call_boxed)$")
+# methods of torch._C classes that enter the dispatcher below the Python key (a boxed
+# redispatch: neither the dispatch mode nor RecordFunction sees the op)
+_METHODS = (("_DispatchOperatorHandle", ("redispatch_boxed",)),)
 _AUTOGRAD_NAMES = re.compile(r"record_function|profiler|collection")
 _AUTOGRAD_KEEP = re.compile(r"^_record_function_(?:enter|exit)")  # what record_function() does
 # torch's Python functions over the same switches, and the interpreter's profile/trace hooks
 # (whose presence tells the audit's watched call from the others)
 _PYTHON = (
     ("torch.cuda.graphs", ("is_current_stream_capturing",)),
+    ("torch._ops", ("OpOverload.redispatch",)),
     ("torch.utils._python_dispatch", ("_get_current_dispatch_mode", "_disable_current_modes",
                                       "_get_current_dispatch_mode_stack", "_pop_mode",
                                       "_pop_mode_temporarily", "_push_mode",
@@ -68,12 +72,16 @@ _INTERPRETER = ((sys, ("getprofile", "gettrace")), (threading, ("getprofile", "g
 
 class _Table:
     __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
-    builtins: dict[int, tuple[Any, str]] = {}  # id(fn) -> (fn, what); fn kept alive
+    # id(fn) -> what: ids only (the originals stay alive in torch and in _keeper, and are
+    # not kept where candidate code could read them)
+    builtins: dict[int, str] = {}
     codes: dict[Any, str] = {}  # code object -> what
     standins: dict[str, int] = {}  # a stand-in's key -> id(original) (install)
 
 
 def _what(name: str) -> str:
+    if "redispatch" in name or "call_boxed" in name:
+        return f"{name} (enters torch's dispatcher below the dispatch mode and the profiler)"
     if "capturing" in name.lower():
         return f"{name} (tells a CUDA graph capture, the timing stage, from other calls)"
     if "profil" in name or "record_function" in name or "collection" in name:
@@ -86,7 +94,7 @@ def collect() -> int:
     candidate). Returns how many functions it holds."""
     if _Table.builtins or _Table.codes:
         return len(_Table.builtins) + len(_Table.codes)
-    found: dict[int, tuple[Any, str]] = {}
+    found: dict[int, str] = {}
     for owner, pattern in ((torch._C, _C_NAMES), (torch._C._autograd, _AUTOGRAD_NAMES)):
         prefix = owner.__name__
         for name in dir(owner):
@@ -94,13 +102,19 @@ def collect() -> int:
                 continue
             fn = getattr(owner, name, None)
             if callable(fn):
-                found[id(fn)] = (fn, _what(f"{prefix}.{name}"))
+                found[id(fn)] = _what(f"{prefix}.{name}")
+    for cls_name, methods in _METHODS:
+        cls = getattr(torch._C, cls_name, None)
+        for name in methods:
+            fn = vars(cls).get(name) if cls is not None else None
+            if fn is not None:
+                found[id(fn)] = _what(f"torch._C.{cls_name}.{name}")
     for module, names in _INTERPRETER:
         for name in names:
             fn = getattr(module, name, None)
             if fn is not None and not hasattr(fn, "__code__"):
-                found[id(fn)] = (fn, f"{module.__name__}.{name} (tells the audit's watched "
-                                     "call from the others)")
+                found[id(fn)] = (f"{module.__name__}.{name} (tells the audit's watched call "
+                                 "from the others)")
     codes: dict[Any, str] = {}
     for module, paths in _PYTHON:
         try:
@@ -126,17 +140,26 @@ def collect() -> int:
 
 def builtin(fn: Any) -> str | None:
     """What the C function `fn` does, when it is one of the switches; else None."""
-    hit = _Table.builtins.get(id(fn))
-    return hit[1] if hit is not None and hit[0] is fn else None
+    return _Table.builtins.get(id(fn))
 
 
 def python(frame: Any) -> str | None:
     """What the Python function running in `frame` does, when it is one of the switches or
     the worker's stand-in for one; else None."""
     if frame.f_code is _SWITCH_CODE:
-        hit = _Table.builtins.get(_Table.standins.get(frame.f_locals.get("key"), 0))
-        return hit[1] if hit is not None else "a switch of the audit's observers"
+        return _Table.builtins.get(_Table.standins.get(frame.f_locals.get("key"), 0)) or \
+            "a switch of the audit's observers"
     return _Table.codes.get(frame.f_code)
+
+
+def named_by(frame: Any, caller: Any) -> bool:
+    """Whether the code running in `caller` names the switch running in `frame` (torch
+    calling `_get_dispatch_stack_at(i)` in its own function), rather than calling back a
+    function it was handed (torch's pytree.tree_map, a hook): then its caller chose it."""
+    name = frame.f_code.co_name
+    if frame.f_code is _SWITCH_CODE:
+        name = str(frame.f_locals.get("key", "")).rsplit(".", 1)[-1]
+    return name in caller.f_code.co_names
 
 
 def _keeper() -> Generator[Any, tuple[str, Any, Any, Any], None]:
@@ -186,20 +209,51 @@ def install() -> int:
     if _Table.standins:
         return 0
     by_id: dict[int, Any] = {}
-    for fid, (fn, _what_) in _Table.builtins.items():
-        if isinstance(fn, type) or getattr(fn, "__module__", None) in ("sys", "threading"):
-            continue
+    originals: dict[int, Any] = {}
+    for owner, pattern in ((torch._C, _C_NAMES), (torch._C._autograd, _AUTOGRAD_NAMES)):
+        for name in dir(owner):
+            fn = getattr(owner, name, None)
+            if id(fn) in _Table.builtins and not isinstance(fn, type):
+                originals[id(fn)] = fn
+    methods: dict[int, tuple[Any, str]] = {}  # id(original) -> (its class, its name)
+    for cls_name, names in _METHODS:
+        cls = getattr(torch._C, cls_name, None)
+        for name in names:
+            fn = vars(cls).get(name) if cls is not None else None
+            if fn is not None and id(fn) in _Table.builtins:
+                originals[id(fn)], methods[id(fn)] = fn, (cls, name)
+    for fid, fn in originals.items():
         key = f"{getattr(fn, '__module__', '') or ''}.{getattr(fn, '__name__', fid)}"
         _KEEPER.send(("add", key, fn, None))
         _Table.standins[key] = fid
         by_id[fid] = _standin(key, getattr(fn, "__name__", "switch"))
     replaced = 0
+    for fid, (cls, name) in methods.items():  # a Python function on the class: a method
+        setattr(cls, name, by_id[fid])
+        replaced += 1
     for name, module in list(sys.modules.items()):
         if module is None or not (name == "torch" or name.startswith(("torch.", "triton"))):
             continue
         for attr, value in list(vars(module).items()):
             standin = by_id.get(id(value))
-            if standin is not None and _Table.builtins[id(value)][0] is value:
+            if standin is not None and originals[id(value)] is value:
                 setattr(module, attr, standin)
                 replaced += 1
+    _Guard.is_excluded = getattr(torch._C, "_dispatch_tls_is_dispatch_key_excluded", None)
+    _Guard.python_key = getattr(getattr(torch._C, "DispatchKey", None), "Python", None)
     return replaced
+
+
+class _Guard:
+    __evaluator_state__ = True  # the evaluator's running state (data_watch.py)
+    is_excluded: Any = None  # the stand-in of torch._C._dispatch_tls_is_dispatch_key_excluded
+    python_key: Any = None
+
+
+def python_key_excluded() -> bool:
+    """Whether this thread runs with torch's Python dispatch key excluded: a guard class
+    (`_DisableTorchDispatch()`, an excluded-key guard; types, whose instances no profile event
+    reports) is active, and the dispatch mode the audit counts ops with sees nothing."""
+    if _Guard.is_excluded is None or _Guard.python_key is None:
+        return False
+    return bool(_Guard.is_excluded(_Guard.python_key))

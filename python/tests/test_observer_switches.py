@@ -151,3 +151,41 @@ def test_code_compiled_from_a_string_is_the_candidates():
     with OpCounter(rec) as counter, rec.launch("kernel"):
         exec(grid, {"x": torch.ones(4)})
     assert "aten.sum" in counter.counts
+
+
+def test_a_switch_torch_calls_back_for_the_candidate_is_the_candidates():
+    # torch's tree_map calls the function it is handed from torch's own file: the caller
+    # does not name the switch, so the candidate chose it
+    from torch.utils._pytree import tree_map
+
+    observer_switches.collect()
+    observer_switches.install()
+    seen = _introspection(lambda rec: tree_map(torch._C._autograd._enable_record_function,
+                                               True))
+    assert any("_enable_record_function" in s for s in seen)
+
+
+def test_candidate_code_running_with_the_python_dispatch_key_excluded_is_seen():
+    # a guard class is a type: making one raises no profile event, but the key it excludes
+    # is read at the candidate's next call into torch
+    observer_switches.collect()
+    observer_switches.install()
+
+    def body(rec):
+        guard = getattr(torch._C, "_Disable" + "TorchDispatch")
+        with guard():
+            torch.softmax(torch.ones(4), 0)
+    assert any("Python dispatch key" in s for s in _introspection(body))
+    assert _introspection(lambda rec: torch.softmax(torch.ones(4), 0)) == []
+
+
+def test_a_boxed_redispatch_below_the_python_key_is_seen():
+    # no switch at all: the op enters the dispatcher below the key the dispatch mode sits on
+    observer_switches.collect()
+    observer_switches.install()
+    op, x = torch.ops.aten.sum.dim_IntList, torch.ones(2, 3)
+    keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+    for route in (lambda rec: op.redispatch(keys, x, [1]),
+                  lambda rec: op._handle.redispatch_boxed(keys, x, [1])):
+        assert any("redispatch" in s for s in _introspection(route))
+    assert op.redispatch(keys, x, [1]).tolist() == [3.0, 3.0]  # torch still works
