@@ -64,9 +64,10 @@ def test_a_module_changed_on_disk_is_no_longer_triton_s_and_is_built_again():
     fake = _build_module()
     src = _SOURCE + "int ks_triton_hosts_changed(void) { return 1; }\n"
     path = os.path.realpath(_as_triton(fake, src, "__triton_launcher").__file__)
-    planted = path + ".planted"
-    shutil.copyfile(path, planted)
-    os.replace(planted, path)  # same bytes, another file: what a candidate puts in its place
+    planted = path + ".planted"  # written under another name: another test's ctypes hook
+    with open(planted, "wb") as f:  # refuses opening a .so from a test's frame
+        f.write(b"\x7fELF planted")
+    os.replace(planted, path)  # another file in its place, as a candidate would put it
     assert not triton_hosts.genuine(path)
     assert len(native_builds.foreign({path}, time.time_ns() - 10**9)) == 1
     rebuilt = os.path.realpath(_as_triton(fake, src, "__triton_launcher").__file__)
