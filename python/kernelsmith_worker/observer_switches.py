@@ -164,7 +164,7 @@ def named_by(frame: Any, caller: Any) -> bool:
 
 def _keeper() -> Generator[Any, tuple[str, Any, Any, Any], None]:
     """The originals of the switches install() replaced, as this generator's local: added
-    only by install(), called only from a stand-in's frame (code objects by identity)."""
+    only by install(), handed only to a stand-in's frame (code objects by identity)."""
     originals: dict[str, Any] = {}
     reply: Any = None
     while True:
@@ -173,10 +173,9 @@ def _keeper() -> Generator[Any, tuple[str, Any, Any, Any], None]:
         if op == "add" and asker is install.__code__:
             originals[key], reply = args, None
         elif op == "call" and asker is _SWITCH_CODE and key in originals:
-            try:
-                reply = (True, originals[key](*args, **kwargs))
-            except BaseException as e:  # noqa: BLE001 - the switch's own error, re-raised
-                reply = (False, e)
+            # handed to the stand-in's frame and called there, outside this generator: a
+            # switch may run Python that calls another (a redispatched custom op)
+            reply = (True, originals[key])
         else:
             reply = (False, PermissionError("torch's switches of the audit's observers are "
                                             "called through the worker's stand-ins only"))
@@ -191,10 +190,10 @@ _LOCK = threading.Lock()  # one send at a time: a generator cannot be entered tw
 def _standin(key: str, name: str) -> Any:
     def switch(*args: Any, **kwargs: Any) -> Any:
         with _LOCK:
-            ok, value = _KEEPER.send(("call", key, args, kwargs))
+            ok, value = _KEEPER.send(("call", key, None, None))
         if not ok:
             raise value
-        return value
+        return value(*args, **kwargs)
     switch.__name__ = switch.__qualname__ = name
     return switch
 
