@@ -39,7 +39,8 @@ def kernel_matches(kernel: str, names: set[str]) -> str | None:
     if any(ns in kernel for ns in _TORCH_NAMESPACES):
         return None
     if isinstance(names, ExactNames):
-        return kernel if kernel in names else (_base(kernel) if _base(kernel) in names else None)
+        base = _base(kernel)
+        return kernel if kernel in names else (base if base in names else None)
     for n in names:
         if kernel == n or re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", kernel):
             return n
