@@ -12,7 +12,8 @@
 #   --jobs     evaluations run at once (default 2).
 #   --only     run only the entries whose id matches REGEX (Python re.search).
 #   --expect   run only the honest entries (ok) or only the cheats (rejected).
-#   --keep     also keep each entry's EvalResult (<id>.json) and stderr (<id>.log) in DIR.
+#   --keep     also keep each entry's EvalResult (<id>.json) and stderr (<id>.log) in DIR,
+#              written there as each entry ends (a run cut short keeps what it finished).
 # Exit status: 0 when every verdict matches the manifest, 1 otherwise, 2 on usage errors.
 # JSON is read by verdicts.py (python3, which the worker needs anyway), so jq is not needed.
 set -u
@@ -62,14 +63,12 @@ evaluate() {
   echo "  $id: exit $rc ($((SECONDS - t0)) s)" >&2
 }
 export -f evaluate
-export KS PART=$part TMP=$tmp
+results=$tmp
+[ -z "$keep" ] || { mkdir -p "$keep" && results=$keep; }
+export KS PART=$part TMP=$results
 echo "adversarial: $(wc -l <"$tmp/entries") entries ($part part), $jobs at a time" >&2
 start=$(date +%s)
 tr '\n' '\0' <"$tmp/entries" | xargs -0 -P "$jobs" -I{} bash -c 'evaluate "$1"' _ {}
-"$PY" $here/verdicts.py check $here/manifest.json "$tmp" "$part" "$(( $(date +%s) - start ))" \
+"$PY" $here/verdicts.py check $here/manifest.json "$results" "$part" "$(( $(date +%s) - start ))" \
   "$only" "${out[@]}" "${expect[@]}"
-rc=$?
-if [ -n "$keep" ]; then
-  mkdir -p "$keep" && cp "$tmp"/*.json "$tmp"/*.log "$keep"/ 2>/dev/null
-fi
-exit $rc
+exit $?
