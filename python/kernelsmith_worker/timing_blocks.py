@@ -130,12 +130,24 @@ def check_sample(outs: list[object], fns: dict[str, SlotFn], inputs: TimedInputs
     got["mismatch"] = got["mismatch"] or not inputs.agree(timed, expected)
 
 
-def _check_plan(n_cand: int, count: int) -> set[int]:
-    """Which candidate samples (indices over both candidate blocks) are checked: drawn from
-    the OS's entropy, not from the request's seed, so the candidate cannot know them in
-    advance."""
-    keyed = sorted(range(n_cand), key=lambda i: _urandom(8))
-    return set(keyed[:min(count, n_cand)])
+def _check_plan(strata: list[int], count: int) -> set[int]:
+    """Which candidate samples (indices over the segment's candidate blocks, of the sizes in
+    `strata`, in the order they run) are checked: at least one in every block, the rest
+    anywhere, drawn from the OS's entropy, not from the request's seed, so the candidate
+    cannot know them in advance. A block per kind of timed values (the problem's own, signed)
+    is always looked at: a kernel wrong on one kind only cannot pass by luck of the draw."""
+    keyed = sorted(range(sum(strata)), key=lambda i: _urandom(8))
+    picked: set[int] = set()
+    start = 0
+    for n in strata:
+        if n > 0 and len(picked) < count:
+            picked.add(next(i for i in keyed if start <= i < start + n))
+        start += n
+    for i in keyed:
+        if len(picked) >= count:
+            break
+        picked.add(i)
+    return picked
 
 
 def _heat(api: CudaApi, runner: Any, name: str, cycle_s: float, min_s: float, max_s: float,
@@ -207,10 +219,11 @@ class _Sustained:
     def signed_size(self, n: int) -> int:
         return max(self.cfg.block_min_samples, math.ceil(n * self.cfg.signed_block_share))
 
-    def add_plan(self, segment: int, n_cand: int, count: int) -> None:
-        """`count` of the segment's n_cand candidate samples are checked (drawn now)."""
+    def add_plan(self, segment: int, strata: list[int], count: int) -> None:
+        """`count` of the segment's candidate samples (blocks of the sizes in `strata`) are
+        checked, at least one in each block (drawn now)."""
         if self.inputs.checked:
-            self.plan |= {(segment, i) for i in _check_plan(n_cand, count)}
+            self.plan |= {(segment, i) for i in _check_plan(strata, count)}
             self.out["planned"] = len(self.plan)
 
     def enter(self, name: str, signed: bool) -> None:
@@ -294,9 +307,10 @@ class _Sustained:
                 if name not in sizes:  # round 1: sized once its heat measured a sample
                     sizes[name] = self.size(name, cfg.block_s)
                 if b == 1:
-                    extra = self.signed_size(sizes["cand"]) if rnd == 1 else 0
-                    self.add_plan(seg, 2 * sizes["cand"] + extra,
-                                  cfg.timed_checks if rnd == 1 else cfg.round_checks)
+                    strata = [sizes["cand"]] * 2  # this round's two candidate blocks
+                    if rnd == 1:  # ... and the signed block, which shares round 1's segment
+                        strata.append(self.signed_size(sizes["cand"]))
+                    self.add_plan(seg, strata, cfg.timed_checks if rnd == 1 else cfg.round_checks)
                 self.by_block[name].append(self.block(name, False, sizes[name], seg))
             if rnd == 1:
                 first = dict(sizes)

@@ -205,3 +205,41 @@ def test_sequential_rounds_each_get_their_own_timed_checks(monkeypatch):
     assert looks >= 2
     assert rec["timed_checks"] == SEQ.timed_checks + SEQ.round_checks * (looks - 1)
     assert not [f for f in rec["findings"] if f["severity"] == "reject"], rec["findings"]
+
+
+def test_every_candidate_block_gets_a_timed_check():
+    # two candidate blocks of 40 samples and a signed block of 20, six checks: one at least in
+    # each block, six in all, all within the segment
+    for _ in range(50):
+        plan = timing_blocks._check_plan([40, 40, 20], 6)
+        assert len(plan) == 6 and all(0 <= i < 100 for i in plan)
+        assert any(i < 40 for i in plan) and any(40 <= i < 80 for i in plan)
+        assert any(i >= 80 for i in plan)
+    assert timing_blocks._check_plan([3, 0, 2], 8) == set(range(5))  # fewer samples than checks
+
+
+def test_a_kernel_wrong_on_signed_values_only_is_always_caught(monkeypatch):
+    # Correct on the problem's own (positive) values, wrong once a sign is flipped: only the
+    # signed block can show it. Drawn uniformly over the segment, the six checks all missed the
+    # signed block about one run in four.
+    from kernelsmith_worker.timed_inputs import RotatingInputs
+
+    for seed in range(6):
+        dev = VirtualDevice(seed)
+        virtual_host_clock(monkeypatch, dev)
+        rot = RotatingInputs([torch.rand(8) + 0.5], torch.device("cpu"), 1 << 20,
+                             lambda c, r: bool(torch.allclose(c, r, rtol=1e-2, atol=1e-2)))
+
+        def fn(us, wrong_when_signed):
+            def call(j):
+                x = rot.ref_args(j)[0]
+                out = torch.empty(8)
+                scale = 3.0 if wrong_when_signed and bool((x < 0).any()) else 2.0
+                dev.launch(lambda: (setattr(dev, "now", dev.now + us * 1e-6),
+                                    out.copy_(x * scale)))
+                return out
+            return call
+        rec = timing.time_pair(fn(40, False), fn(20, True), device=torch.device("cuda"),
+                               seed=seed, config=SEQ, cuda_api=dev, inputs=rot)
+        kinds = {f["kind"] for f in rec["findings"] if f["severity"] == "reject"}
+        assert kinds & {"timed_output_mismatch", "timed_output_unreproduced"}, (seed, kinds)
