@@ -36,7 +36,7 @@ from kernelsmith_worker.protocol import EngineGone
 from kernelsmith_worker.request import EvalRequest
 from kernelsmith_worker.roofline import RooflineProbe
 from kernelsmith_worker.runner import CandidateChecks, CandidateRunner
-from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_rel_error
+from kernelsmith_worker.stress import KINDS as STRESS_KINDS, normwise_rel_error, timed_error_limit
 from kernelsmith_worker.timed_inputs import RotatingInputs, pool_budget
 from kernelsmith_worker.trials import ProblemError, Trials
 from kernelsmith_worker.worker_context import Events, WorkerContext  # noqa: F401 - re-exported
@@ -44,12 +44,6 @@ from kernelsmith_worker.worker_context import Events, WorkerContext  # noqa: F40
 _perf_counter = time.perf_counter
 _manual_seed = torch.manual_seed
 _no_grad = torch.no_grad
-
-
-# A timed check of the problem's own distribution allows this many times the candidate's
-# largest norm-wise relative error in the correctness trials, and at least the floor.
-TIMED_ERR_FACTOR = 4.0
-TIMED_ERR_FLOOR = 1e-3
 
 
 class _Stop(Exception):
@@ -391,10 +385,10 @@ class _Evaluation:
             self.fail("infra_error", f"cannot time: {self.ctx.timing_unavailable}")
             return
         tol = TOLERANCES[self.req.tolerance]
-        # A timed sample of the problem's own distribution as precise as the trials (a kernel
-        # that drops to bf16 only while timed); against a baseline not applied.
+        # A timed sample of the problem's own distribution as precise as the trials and as
+        # bf16 rounding allows (stress.timed_error_limit); against a baseline not applied.
         trial_err = float(self.stages.get("correctness", {}).get("max_normwise_rel_err", 0.0))
-        limit = max(TIMED_ERR_FACTOR * trial_err, TIMED_ERR_FLOOR)
+        limit = timed_error_limit(trial_err, trials.rounding_err)
         rot = self._timed_inputs(trials, lambda cand, ref: close_normwise(cand, ref, tol)[0],
                                  None if self.baseline_model is not None else
                                  lambda cand, ref: normwise_rel_error(cand, ref) <= limit)

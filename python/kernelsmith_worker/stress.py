@@ -290,3 +290,19 @@ def _error_and_norm(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float,
         return None
     err, norm = torch.linalg.vector_norm(o - r), torch.linalg.vector_norm(r)
     return float(err), float(norm), r.numel()
+
+
+TIMED_ERR_FACTOR = 4.0
+TIMED_ERR_FLOOR = 1e-3
+
+
+def timed_error_limit(trial_err: float, rounding_err: float | None) -> float:
+    """The norm-wise error a timed sample of the problem's own distribution may have: about as
+    precise as the candidate was in the correctness trials (a kernel that drops to bf16 only
+    while timed is not), but no looser than TIMED_ERR_FACTOR times the reference's own error
+    on trial 0's inputs rounded to bfloat16 (`rounding_err`, None where not measured). The
+    trials' figure is the candidate's to choose (an exact kernel scaled by 1 + 3e-3 stays
+    inside the element-wise tolerance and would buy a 1.2e-2 budget for an approximation
+    while timed); the rounding figure is not. Never below TIMED_ERR_FLOOR."""
+    own = trial_err if rounding_err is None else min(trial_err, rounding_err)
+    return max(TIMED_ERR_FACTOR * own, TIMED_ERR_FLOOR)

@@ -11,21 +11,25 @@ be made. So zeros, infinities, masks, offsets and integer values change between 
 the problem's own distribution lets them (a memo keyed on them would have to hold D
 patterns; docs/evaluation.md). Where the problem allows it, each of a slot's tensors takes
 its base from its own draw, so no tensor names the draw another came from (fresh_draws.py).
-On top, floating point tensors are the base's values times a fresh random scale in [0.5, 1)
-(one per slot) times a fresh per-element factor in [0.75, 1), all drawn on the device from a
-generator seeded from os.urandom. A scale alone would let a memo keyed on ratios of input
-values serve rescaled answers; the per-element factor gives every refresh a pattern no
-earlier one had. Both keep the base's zeros and signs and only shrink magnitudes, so values
-stay inside any domain that holds the base's and contains zero or lies on one side of it
-(probabilities, targets in [0, 1], the argument of a logit or a log): a refresh that grew
-them would feed the reference values it refuses. Cost: a few memory-bound passes over the
-slots per sample, outside the timed region. Integer tensors of two or more dimensions take
-every element from the base's own values at random positions (token ids, targets with an
-ignore index keep only values the problem produced); 1-D integer tensors that are not sorted
-(labels, indices, lengths) are the base's values in a fresh random order; sorted ones
-(offsets) and booleans (masks) are the base's values. Each slot is its own allocation,
-placed in random order with random gaps: a call's input does not locate the others (no
-batching of a whole sample in its first call). An input the problem hands over with other
+On top, each element of a floating point tensor takes, at random, its own position's value
+in the base or in a second draw picked for the slot (from the OS's entropy), where both are
+non-zero and finite; the base's zeros and non-finite values (masks, padding, a triangle)
+stay where they are. Wherever positions are independent this is a draw of the problem's own
+distribution: no statistic of the values tells a timed call from a trial, an audit call or a
+check (a refresh that only shrank magnitudes was told apart by the mean of |x|), the values
+stay inside any domain that holds the draws', and every refresh has a pattern no earlier one
+had, so a memo keyed on a few input values, or on a whole row, misses. Where there is only
+one draw (trial 0's values), floats are the base's values times a fresh random scale in
+[0.5, 1) (one per slot) times a fresh per-element factor in [0.75, 1), drawn on the device
+from a generator seeded from os.urandom. Cost: a few memory-bound passes over the slots per
+sample, outside the timed region. Integer tensors of two or more dimensions, and unsorted
+1-D ones that repeat a value (labels, ids), take every element from the base's own values
+at random positions (token ids, targets with an ignore index keep only values the problem
+produced; a new multiset every refresh, so a histogram cannot be remembered); unsorted 1-D
+integer tensors of distinct values (a permutation) are the base's values in a fresh random
+order; sorted ones (offsets) and booleans (masks) are the base's values. Each slot is its
+own allocation, placed in random order with random gaps: a call's input does not locate the
+others (no batching of a whole sample in its first call). An input the problem hands over with other
 strides (a transposed view, the layout a projection leaves) keeps them, size-1 dimensions
 included, wherever they describe dense memory; an overlapping one (an expanded tensor) is
 timed contiguous.
@@ -260,14 +264,30 @@ class RotatingInputs:
             if self.mixed:
                 pick = self._picks()
             rows, bases = list(pool.unbind(0)), [stack[i] for i in pick]
-            if kind == "float":
-                # pool = base * scale_j * f, f uniform in [1 - JITTER, 1); in a signed sample
-                # each element's sign is also drawn at random
+            if kind == "float" and self.draws >= 2:
+                # the base's zeros and non-finite values (masks, padding) stay where they
+                # are; every other element takes, at random, its own position's value in the
+                # base or in a second draw picked for the slot where that is non-zero and
+                # finite too: a value of the problem's own distribution wherever positions
+                # are independent, so nothing in the values tells a timed call from a trial,
+                # and a pattern no earlier refresh had. In a signed sample each element's
+                # sign is also drawn at random.
+                torch._foreach_copy_(rows, bases)
+                other = torch.stack([stack[(i + self._pick.randrange(1, self.draws)) % self.draws]
+                                     for i in pick])  # another draw than the base's
+                take = torch.rand(pool.shape, generator=self._gen, device=self._dev) < 0.5
+                take &= (pool != 0) & (other != 0) & torch.isfinite(pool) & torch.isfinite(other)
+                torch.where(take, other, pool, out=pool)
+                del other, take
+                if signed:
+                    _random_signs(pool, self._gen)
+                value_domain.project(pool, self._domains.get(id(base)))
+            elif kind == "float":
+                # one draw only (trial 0's values): pool = base * scale_j * f, f uniform in
+                # [1 - JITTER, 1), signs at random in a signed sample
                 pool.uniform_(1 - JITTER, 1, generator=self._gen)
                 if signed:
-                    sign = torch.empty_like(pool).bernoulli_(0.5, generator=self._gen)
-                    pool.mul_(sign.mul_(2).sub_(1))
-                    del sign
+                    _random_signs(pool, self._gen)
                 pool.mul_(scale.view((self.slots,) + (1,) * base.dim()).to(pool.dtype))
                 torch._foreach_mul_(rows, bases)
                 value_domain.project(pool, self._domains.get(id(base)))
@@ -406,6 +426,12 @@ def _dense(t: torch.Tensor) -> bool:
     return True
 
 
+def _random_signs(pool: torch.Tensor, gen: torch.Generator) -> None:
+    """Multiplies every element of `pool` by +1 or -1, drawn at random."""
+    sign = torch.empty_like(pool).bernoulli_(0.5, generator=gen)
+    pool.mul_(sign.mul_(2).sub_(1))
+
+
 def _alias(t: torch.Tensor) -> torch.Tensor:
     """Another tensor object over the same memory, shape and strides, and not a view (the
     trials' inputs are not views either: `_is_view()` must not tell a timed call)."""
@@ -418,11 +444,14 @@ def _layout_of(t: torch.Tensor) -> tuple:
 
 
 def _refresh_kind(t: torch.Tensor) -> str:
-    """float: rescaled and jittered; int: integer tensors of two or more dimensions (token
-    ids, targets) resampled from their base's own values; perm: 1-D integer tensors
-    that are not sorted (labels, indices, lengths) in a fresh random order, which keeps
-    their values and sum; fixed: the rest (sorted 1-D integer tensors such as offsets,
-    booleans such as masks) keep their base's values."""
+    """float: mixed with a second draw (rescaled and jittered where there is only one);
+    int: integer tensors of two or more dimensions (token ids, targets), and 1-D ones that
+    are not sorted and repeat a value (labels, ids), resampled from their base's own values:
+    a new multiset every refresh, so an answer that depends only on the multiset (a
+    histogram) cannot be remembered; perm: unsorted 1-D integer tensors of distinct values
+    (a permutation, indices that must not collide) in a fresh random order; fixed: the rest
+    (sorted 1-D integer tensors such as offsets, booleans such as masks) keep their base's
+    values."""
     if t.is_floating_point():
         return "float"
     if t.dtype == torch.bool or t.is_complex() or t.numel() <= 1:
@@ -430,5 +459,5 @@ def _refresh_kind(t: torch.Tensor) -> str:
     if t.dim() >= 2:
         return "int"
     if t.dim() == 1 and not bool((t[1:] >= t[:-1]).all()):
-        return "perm"
+        return "perm" if int(torch.unique(t).numel()) == t.numel() else "int"
     return "fixed"

@@ -303,7 +303,8 @@ def timed_check_findings(tampered: str | None, mismatch: bool,
             "detail": "the output of a timed sample (new input values, chosen at random "
                       "among the timed samples) does not match the reference on the same "
                       "values, or is several times less precise than in the correctness "
-                      "trials: the candidate computes something else while it is timed",
+                      "trials or than bf16 rounding of the inputs makes the reference: the "
+                      "candidate computes something else while it is timed",
             "severity": "reject",
         })
     if unreproduced:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 from typing import Any
 from collections.abc import Callable
@@ -17,7 +18,8 @@ from kernelsmith_worker.inputs import (InputCache, TrialData, clone_args, device
                                        poison_free_blocks, tensors_in)
 from kernelsmith_worker.loader import Problem
 from kernelsmith_worker.opclass import OpCounter
-from kernelsmith_worker.stress import KINDS as STRESS_KINDS, any_finite, finite, stress_inputs
+from kernelsmith_worker.stress import (KINDS as STRESS_KINDS, any_finite, finite,
+                                       normwise_rel_error, stress_inputs)
 
 _no_grad = torch.no_grad
 _synchronize = torch.cuda.synchronize
@@ -76,6 +78,7 @@ class Trials:
         self.domain: value_domain.ValueDomain | None = None
         self._observer: value_domain.Observer | None = None
         self._ref_ops: frozenset[str] = frozenset()  # aten ops the reference ran on trial 0
+        self.rounding_err: float | None = None  # made in prepare() (_rounding_error)
 
     def _key(self, trial: int) -> tuple[str, int, int, str]:
         return (self._problem.sha256, self._seed, trial, str(self._dev))
@@ -221,6 +224,8 @@ class Trials:
             mark("trials")
             observer.add(self.pristine(i).inputs)
             mark("value_domain")
+        self.rounding_err = self._rounding_error()
+        mark("trials")
         self._ref_ops = self.pristine(0).ops
         self._observer, self.domain = observer, observer.domain(self._ref_ops)
         mark("value_domain")
@@ -229,6 +234,24 @@ class Trials:
             mark("stress")
         poison_free_blocks(self._dev)
         mark("poison_free_blocks")
+
+    def _rounding_error(self) -> float | None:
+        """The reference's norm-wise relative error on trial 0's float32/float64 inputs
+        rounded to bfloat16, against its output on the inputs as drawn: how much of the
+        output an honest low-precision computation may change (stress.timed_error_limit).
+        None without such inputs, or where the reference raises or is not finite there."""
+        args = self.pristine(0).inputs
+        wide = (torch.float32, torch.float64)
+        if not any(t.dtype in wide for t in tensors_in(args)):
+            return None
+        rounded = list(map_tensors(args, lambda t: t.to(torch.bfloat16).to(t.dtype)
+                                   if t.dtype in wide else t.clone()))
+        try:
+            out, fin, _, _, _ = self._run_reference(rounded, per_request=True)
+        except Exception:  # noqa: BLE001 - values the reference refuses: no figure
+            return None
+        err = normwise_rel_error(out, self._host_reference(0)) if fin else math.inf
+        return err if math.isfinite(err) else None
 
     def draw_fresh(self) -> None:
         """Fresh get_inputs() draws for the timing stage's slots (fresh_draws.py) into

@@ -48,14 +48,18 @@ def test_timed_slots_do_not_share_trial_0s_structure():
     assert rot.use(4) == 4
     seen = _timed_structures(rot, 6) + _timed_structures(rot, 2, signed=True)
     # zero blocks, mask row lengths, -inf positions, the ids' histogram and the offsets all
-    # vary between timed samples, and each is one of a draw's (the problem's distribution)
+    # vary between timed samples; each structure but the ids' is one of a draw's (the
+    # problem's distribution), and the ids are resampled from a draw's values (a histogram
+    # no draw had)
     for i in range(5):
         assert _distinct(seen, i) >= 3, i
     drawn = [_structure(d) for d in draws]
+    kept = (0, 1, 2, 4)
     for s in seen:
-        assert any(all(torch.equal(a, b) for a, b in zip(s[1:], d[1:])) for d in drawn)
+        assert any(all(torch.equal(s[i], d[i]) for i in kept) for d in drawn)
+        assert not any(torch.equal(s[3], d[3]) for d in drawn)
         assert not all(torch.equal(a, b) for a, b in zip(s, _structure(base)))
-    # the rescale, jitter and signs stay on top: never the draw's own float values
+    # the floats are mixed with a second draw: never one draw's own values
     x = rot.args(0)[0]
     assert not any(torch.equal(x, d[0]) for d in draws)
     assert rot.tampered() is None
@@ -67,7 +71,8 @@ def test_without_draws_the_timed_slots_keep_trial_0s_structure():
     rot = RotatingInputs(base, CPU, 1 << 20, lambda c, r: True)
     rot.use(4)
     seen = _timed_structures(rot, 3)
-    assert all(_distinct(seen, i) == 1 for i in (0, 1, 2, 3, 4))
+    assert all(_distinct(seen, i) == 1 for i in (0, 1, 2, 4))
+    assert _distinct(seen, 3) > 1  # ids that repeat values are resampled from trial 0's
 
 
 def test_draws_are_not_seeded_from_the_global_generator_and_leave_it_as_it_was():
@@ -189,3 +194,30 @@ def test_trials_draw_fresh_keeps_draws_on_the_host_and_says_why_there_are_none()
     trials = Trials(problem, torch.nn.Identity(), 1, CPU, InputCache(), 1 << 20)
     trials.draw_fresh()
     assert trials.fresh == [] and trials.fresh_finding["kind"] == fresh_draws.KIND
+
+
+def _rand_problem():
+    return [torch.rand(64, 128), torch.randn(64, 128), torch.randint(0, 20, (512,))]
+
+
+def test_refreshed_values_are_the_problems_distribution_and_new_every_time():
+    # A candidate that probes mean |x| or the largest value must not tell a timed slot from
+    # a trial: the refreshed values are draws' values at their own positions, never
+    # shrunk, and still a pattern no draw had. Ids that repeat values get a new multiset.
+    torch.manual_seed(3)
+    base = _rand_problem()
+    draws, finding = fresh_draws.draw(_rand_problem, base, CPU, 1 << 22)
+    assert finding is None and len(draws) >= 2
+    rot = RotatingInputs(base, CPU, 1 << 22, lambda c, r: True, draws=draws)
+    rot.use(4)
+    hists = set()
+    for _ in range(5):
+        rot.refresh()
+        for j in range(rot.slots):
+            u, n, ids = rot.args(j)
+            assert 0 <= float(u.min()) and float(u.max()) < 1
+            assert abs(float(u.abs().mean()) - 0.5) < 0.02  # shrunk values gave <= 0.44
+            assert abs(float(n.abs().mean()) - 0.798) < 0.04  # E|N(0,1)|
+            assert not any(torch.equal(u, d[0]) or torch.equal(n, d[1]) for d in draws)
+            hists.add(torch.bincount(ids, minlength=20).numpy().tobytes())
+    assert len(hists) == 5 * rot.slots  # a new multiset of ids in every slot and refresh

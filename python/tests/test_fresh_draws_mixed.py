@@ -16,9 +16,10 @@ V = 16
 
 def _zeros_and_ids():
     """Floats with zeros at random positions (a refresh keeps them: they name the draw) and
-    unsorted ids (a refresh permutes them: their counts are the draw's)."""
+    unsorted distinct ids (a refresh permutes them: their counts are the draw's; ids that
+    repeat would be resampled, a new multiset each refresh)."""
     x = torch.rand(64) * (torch.rand(64) < 0.5)
-    return [x, torch.randint(0, V, (256,))]
+    return [x, torch.randperm(V)[:12]]
 
 
 def _reference(x, ids):

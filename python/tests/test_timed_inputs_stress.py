@@ -115,8 +115,9 @@ def test_non_finite_values_written_into_the_check_copies_are_tampering():
 def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
     ids = torch.randint(3, 9, (4, 6))
     labels = torch.tensor([4, 0, 7, 7, 2, 9, 1, 3, 8, 5, 6, 0])
-    rot = RotatingInputs([torch.rand(4), ids, torch.arange(5), labels], torch.device("cpu"),
-                         1 << 20, lambda c, r: True)
+    perm = torch.tensor([4, 0, 7, 2, 9, 1, 3, 8, 5, 6])
+    rot = RotatingInputs([torch.rand(4), ids, torch.arange(5), labels, perm],
+                         torch.device("cpu"), 1 << 20, lambda c, r: True)
     rot.use(4)
     rot.refresh()
     ptrs = {rot.args(j)[0].untyped_storage().data_ptr() for j in range(4)}
@@ -125,9 +126,13 @@ def test_slots_are_separate_allocations_and_int_values_are_redrawn_in_range():
     assert all(int(d.min()) >= 3 and int(d.max()) <= 8 for d in drawn)
     assert any(not torch.equal(d, ids) for d in drawn)
     assert all(torch.equal(rot.args(j)[2], torch.arange(5)) for j in range(4))  # sorted: kept
-    perms = [rot.args(j)[3] for j in range(4)]  # unsorted 1-D: same values, new order
-    assert all(torch.equal(p.sort().values, labels.sort().values) for p in perms)
-    assert any(not torch.equal(p, labels) for p in perms)
+    # unsorted 1-D that repeats values: resampled from its values (a new multiset)
+    drawn = [rot.args(j)[3] for j in range(4)]
+    assert all(set(d.tolist()) <= set(labels.tolist()) for d in drawn)
+    assert any(not torch.equal(d.sort().values, labels.sort().values) for d in drawn)
+    perms = [rot.args(j)[4] for j in range(4)]  # unsorted distinct: same values, new order
+    assert all(torch.equal(p.sort().values, perm.sort().values) for p in perms)
+    assert any(not torch.equal(p, perm) for p in perms)
 
 
 def test_stress_trials_fall_back_to_positive_values_where_the_reference_is_nan():
@@ -444,3 +449,38 @@ def test_a_sampled_reduction_passes_the_problems_values_and_fails_spikes():
         assert not all(normwise_error(f(b), b.sum(), 1e-2, 1e-2)[0] for b, _ in draws)
     assert not all(normwise_error(sampled_mse(b, c), ((b - c) ** 2).mean(), 1e-2, 1e-2)[0]
                    for b, c in draws)
+
+
+def test_the_timed_error_budget_is_not_the_candidates_to_raise():
+    from kernelsmith_worker.stress import timed_error_limit
+
+    # an exact MSE whose answer is scaled by 1 + 3e-3 would allow 1.2e-2 while timed; the
+    # reference's own error on bf16-rounded inputs caps what the trials may buy
+    assert timed_error_limit(3e-3, None) == pytest.approx(1.2e-2)
+    assert timed_error_limit(3e-3, 1e-5) == pytest.approx(1e-3)  # the floor
+    assert timed_error_limit(1e-3, 2e-3) == pytest.approx(4e-3)  # TF32-like: the trials'
+    assert timed_error_limit(5e-3, 4e-3) == pytest.approx(1.6e-2)  # bf16 compute: rounding's
+
+
+def test_the_rounding_error_is_measured_before_the_candidate_on_trial_0():
+    import types
+    from kernelsmith_worker.inputs import InputCache
+    from kernelsmith_worker.trials import Trials
+
+    class Mse(torch.nn.Module):
+        def forward(self, a, b):
+            return ((a - b) ** 2).mean()
+
+    class Ids(torch.nn.Module):
+        def forward(self, ids):
+            return torch.bincount(ids, minlength=8).float()
+
+    def trials(model, get_inputs):
+        problem = types.SimpleNamespace(sha256=str(id(model)), path="p.py", get_inputs=get_inputs)
+        t = Trials(problem, model, 1, torch.device("cpu"), InputCache(), 1 << 24)
+        t.prepare(2)
+        return t.rounding_err
+
+    err = trials(Mse(), lambda: [torch.rand(4096), torch.rand(4096)])
+    assert err is not None and 0 < err < 1e-3  # rounding averages out in a mean
+    assert trials(Ids(), lambda: [torch.randint(0, 8, (64,))]) is None  # no float input
