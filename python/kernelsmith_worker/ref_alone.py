@@ -503,5 +503,25 @@ def judge(alone: dict[str, Any], out: dict[str, Any], measure: Callable[..., dic
     found = confirm(alone, afters, fields, out)
     if found is None:
         return False
+    if found["kind"] == "device_contended":
+        credit_alone(out, found)
     out["findings"] = list(out.get("findings") or []) + [found]
     return found["severity"] == "reject"
+
+
+def credit_alone(out: dict[str, Any], found: dict[str, str]) -> None:
+    """Where a slowed reference cannot be judged (other work shares the device), the speedup
+    is not credited with the slowdown: `speedup` and its interval are divided by the
+    reference's ratio to its time alone (`speedup_contended` keeps the figure as timed). A
+    reward on a shared GPU then only loses by the contention, never gains (on an H200 six
+    evaluations at a time slowed a bincount reference 6-18x and not the candidates as much:
+    4-7x where an honest kernel gives 1.1-1.7x)."""
+    ratio = out.get("ref_alone_ratio")
+    if not ratio or ratio <= 1.0 or not out.get("speedup"):
+        return
+    out["speedup_contended"] = out["speedup"]
+    out["speedup"] = out["speedup"] / ratio
+    if out.get("speedup_ci95"):
+        out["speedup_ci95"] = [x / ratio for x in out["speedup_ci95"]]
+    found["detail"] += (f"; the speedup is reported against the reference's time alone: "
+                        f"{out['speedup']:.3g}x, not the {out['speedup_contended']:.3g}x timed")

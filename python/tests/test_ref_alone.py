@@ -330,3 +330,17 @@ def test_reference_alone_is_skipped_without_timing(timed_ctx):
     assert result["status"] == "ok", result["message"]
     assert events.log == ["stage:load", "stage:correctness", "stage:audit"]
     assert "ref_alone" not in result["stages"]["load"]["phases_s"]
+
+
+def test_a_contended_slowdown_is_not_credited_to_the_speedup():
+    # the reference 2x slower than alone on a shared device: not judged, and the speedup is
+    # reported as if the reference had run at its time alone
+    out = {"speedup": 4.0, "speedup_ci95": [3.8, 4.2], "ref_alone_ratio": 2.0}
+    found = {"kind": "device_contended", "detail": "shared", "severity": "warn"}
+    ref_alone.credit_alone(out, found)
+    assert out["speedup"] == pytest.approx(2.0) and out["speedup_contended"] == 4.0
+    assert out["speedup_ci95"] == pytest.approx([1.9, 2.1])
+    assert "2x, not the 4x timed" in found["detail"]
+    steady = {"speedup": 1.5, "ref_alone_ratio": 0.98}  # not slower than alone: unchanged
+    ref_alone.credit_alone(steady, dict(found))
+    assert steady == {"speedup": 1.5, "ref_alone_ratio": 0.98}
