@@ -11,10 +11,10 @@ be made. So zeros, infinities, masks, offsets and integer values change between 
 the problem's own distribution lets them (a memo keyed on them would have to hold D
 patterns; docs/evaluation.md). Where the problem allows it, each of a slot's tensors takes
 its base from its own draw, so no tensor names the draw another came from (fresh_draws.py).
-On top, each element of a floating point tensor takes, at random, its own position's value
-in the base or in a second draw picked for the slot (from the OS's entropy), where both are
-non-zero and finite; the base's zeros and non-finite values (masks, padding, a triangle)
-stay where they are. Wherever positions are independent this is a draw of the problem's own
+On top, each chunk of 64 elements of a floating point tensor (fewer where its size asks)
+takes, at random, its own position's values in the base or in a second draw picked for the
+slot (from the OS's entropy), where both chunks are all non-zero and finite; the base's
+zeros and non-finite values (masks, padding, a triangle) stay where they are. Wherever positions are independent this is a draw of the problem's own
 distribution: no statistic of the values tells a timed call from a trial, an audit call or a
 check (a refresh that only shrank magnitudes was told apart by the mean of |x|), the values
 stay inside any domain that holds the draws', and every refresh has a pattern no earlier one
@@ -110,6 +110,7 @@ class RotatingInputs:
         self._finite_inputs = {key for key, st in self._stacks.items()
                                if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
+        self._chunks: dict[int, tuple[int, torch.Tensor]] = {}  # _mixable, made on first use
         self.mixed = mixed and self.draws > 1
         self._pick = random.SystemRandom()
         self._dev = dev
@@ -265,20 +266,14 @@ class RotatingInputs:
                 pick = self._picks()
             rows, bases = list(pool.unbind(0)), [stack[i] for i in pick]
             if kind == "float" and self.draws >= 2:
-                # the base's zeros and non-finite values (masks, padding) stay where they
-                # are; every other element takes, at random, its own position's value in the
-                # base or in a second draw picked for the slot where that is non-zero and
-                # finite too: a value of the problem's own distribution wherever positions
-                # are independent, so nothing in the values tells a timed call from a trial,
-                # and a pattern no earlier refresh had. In a signed sample each element's
-                # sign is also drawn at random.
-                torch._foreach_copy_(rows, bases)
-                other = torch.stack([stack[(i + self._pick.randrange(1, self.draws)) % self.draws]
-                                     for i in pick])  # another draw than the base's
-                take = torch.rand(pool.shape, generator=self._gen, device=self._dev) < 0.5
-                take &= (pool != 0) & (other != 0) & torch.isfinite(pool) & torch.isfinite(other)
-                torch.where(take, other, pool, out=pool)
-                del other, take
+                # chunks of the base whose elements are all non-zero and finite take, at
+                # random, the same chunk of a second draw picked for the slot where that one
+                # is plain too; zeros and non-finite values (masks, padding, a triangle)
+                # stay where they are. A value of the problem's own distribution wherever
+                # positions are independent, so nothing in the values tells a timed call
+                # from a trial, and a pattern no earlier refresh had. In a signed sample each
+                # element's sign is also drawn at random.
+                self._mix(base, stack, pool, pick)
                 if signed:
                     _random_signs(pool, self._gen)
                 value_domain.project(pool, self._domains.get(id(base)))
@@ -308,6 +303,36 @@ class RotatingInputs:
             else:
                 continue
             torch._foreach_copy_(slots, rows)
+
+    def _mix(self, base: torch.Tensor, stack: torch.Tensor, pool: torch.Tensor,
+             pick: list[int]) -> None:
+        """pool[j] = draw pick[j], each chunk of C elements (C = 64 where the size allows)
+        replaced with a coin's chance by the same chunk of another draw, where both chunks
+        are plain (_mixable): one gather of whole chunks, a coin per chunk, no pass per
+        element beyond the copy."""
+        size, ok = self._mixable(base, stack)
+        rows = stack.shape[0]
+        n = ok.shape[1]
+        first = torch.tensor(pick, device=self._dev)
+        second = torch.tensor([(i + self._pick.randrange(1, rows)) % rows for i in pick],
+                              device=self._dev)  # another draw than the base's
+        coin = torch.rand((len(pick), n), generator=self._gen, device=self._dev) < 0.5
+        coin &= ok[first] & ok[second]
+        src = torch.where(coin, second[:, None], first[:, None]) * n
+        src += torch.arange(n, device=self._dev)
+        torch.index_select(stack.reshape(rows * n, size), 0, src.view(-1),
+                           out=pool.view(len(pick) * n, size))
+
+    def _mixable(self, base: torch.Tensor, stack: torch.Tensor) -> tuple[int, torch.Tensor]:
+        """(C, ok[D, n / C]): the chunk size (64, 16, 4 or 1 elements, the largest that
+        divides the input's size) and, per draw, which chunks hold only non-zero finite
+        values (made once per input)."""
+        if id(base) not in self._chunks:
+            numel = base.numel()
+            size = next(c for c in (64, 16, 4, 1) if numel % c == 0)
+            v = stack.reshape(stack.shape[0], numel // size, size)
+            self._chunks[id(base)] = (size, ((v != 0) & torch.isfinite(v)).all(dim=2))
+        return self._chunks[id(base)]
 
     def _picks(self) -> list[int]:
         """Per slot, the draw its base comes from (from the OS's entropy)."""
@@ -444,7 +469,8 @@ def _layout_of(t: torch.Tensor) -> tuple:
 
 
 def _refresh_kind(t: torch.Tensor) -> str:
-    """float: mixed with a second draw (rescaled and jittered where there is only one);
+    """float: mixed chunk by chunk with a second draw (rescaled and jittered where there is
+    only one);
     int: integer tensors of two or more dimensions (token ids, targets), and 1-D ones that
     are not sorted and repeat a value (labels, ids), resampled from their base's own values:
     a new multiset every refresh, so an answer that depends only on the multiset (a
