@@ -115,13 +115,20 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
 
     ref_cpu: list[float] = []  # the reference's CPU time a call (ref_alone.py reads it)
     account = CpuAccount()  # CPU time per wall second of each side's samples
+    # two checks at random among the first floor_samples candidate samples (there are always
+    # that many), then each sample with chance 1/CPU_CHECK_ONE_IN: never a run unchecked
+    first, n = _random_below(max(cfg.floor_samples, 1)), max(cfg.floor_samples, 1)
+    planned = {first, (first + 1 + _random_below(n - 1)) % n} if n > 1 else {first}
+    seen = [0]
 
     def one(fn: SlotFn) -> float:
         took, cpu, outs = cpu_sample(fn, inputs, k, account, "cand" if fn is cand_slot else "ref")
         if fn is ref_slot:
             ref_cpu.append(cpu)
-        if fn is cand_slot and inputs.checked and _random_below(CPU_CHECK_ONE_IN) == 0:
-            check_sample(outs, fns, inputs, got)
+        if fn is cand_slot:
+            if inputs.checked and (seen[0] in planned or _random_below(CPU_CHECK_ONE_IN) == 0):
+                check_sample(outs, fns, inputs, got)
+            seen[0] += 1
         return took
 
     def collect(n: int, start: int) -> tuple[list[float], list[float]]:

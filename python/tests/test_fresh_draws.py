@@ -221,3 +221,17 @@ def test_refreshed_values_are_the_problems_distribution_and_new_every_time():
             assert not any(torch.equal(u, d[0]) or torch.equal(n, d[1]) for d in draws)
             hists.add(torch.bincount(ids, minlength=20).numpy().tobytes())
     assert len(hists) == 5 * rot.slots  # a new multiset of ids in every slot and refresh
+
+
+def test_cpu_timing_never_leaves_a_run_unchecked():
+    # five samples only: with a 1/4 chance per sample a run went unchecked one time in four;
+    # two checks are planned among the first five, so a kernel wrong on every timed call is
+    # always caught
+    torch.manual_seed(4)
+    base = _rand_problem()
+    draws, _ = fresh_draws.draw(_rand_problem, base, CPU, 1 << 22)
+    for _ in range(8):
+        rot = RotatingInputs(base, CPU, 1 << 22, lambda c, r: torch.allclose(c, r), draws=draws)
+        rec = cpu_timing(rot, lambda j: rot.ref_args(j)[0] * 2,
+                         lambda j: rot.args(j)[0] * 2.5, samples=5)
+        assert rec["timed_checks"] >= 1 and "timed_output_mismatch" in _kinds(rec), rec
