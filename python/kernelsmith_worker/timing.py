@@ -117,7 +117,8 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     account = CpuAccount()  # CPU time per wall second of each side's samples
     # two checks at random among the first floor_samples candidate samples (there are always
     # that many), then each sample with chance 1/CPU_CHECK_ONE_IN: never a run unchecked
-    first, n = _random_below(max(cfg.floor_samples, 1)), max(cfg.floor_samples, 1)
+    n = max(cfg.floor_samples, 1)
+    first = _random_below(n)
     planned = {first, (first + 1 + _random_below(n - 1)) % n} if n > 1 else {first}
     seen = [0]
 
