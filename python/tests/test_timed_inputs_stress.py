@@ -484,3 +484,25 @@ def test_the_rounding_error_is_measured_before_the_candidate_on_trial_0():
     err = trials(Mse(), lambda: [torch.rand(4096), torch.rand(4096)])
     assert err is not None and 0 < err < 1e-3  # rounding averages out in a mean
     assert trials(Ids(), lambda: [torch.randint(0, 8, (64,))]) is None  # no float input
+
+
+def test_normwise_figures_are_the_same_in_chunks_as_whole(monkeypatch):
+    from kernelsmith_worker import stress
+
+    gen = torch.Generator().manual_seed(3)
+    ref = torch.randn(10_000, generator=gen)
+    ref[[5, 4097, 9_999]] = math.inf
+    ref[77] = math.nan
+    out = ref + 1e-3 * torch.randn(10_000, generator=gen)
+    whole = stress._error_and_norm(out, ref)
+    monkeypatch.setattr(stress, "NORM_CHUNK", 1000)
+    chunked = stress._error_and_norm(out, ref)
+    assert whole is not None and chunked is not None
+    assert chunked[2] == whole[2] == 10_000 - 4
+    assert chunked[0] == pytest.approx(whole[0], rel=1e-12)
+    assert chunked[1] == pytest.approx(whole[1], rel=1e-12)
+    fin = torch.isfinite(ref)
+    assert whole[0] == pytest.approx(float((out[fin] - ref[fin]).double().norm()), rel=1e-12)
+    bad = out.clone()
+    bad[9_000] = math.nan  # a finite position of the reference, in the last chunk
+    assert stress._error_and_norm(bad, ref) is None
