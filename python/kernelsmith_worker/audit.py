@@ -130,8 +130,10 @@ def _overwrite_in_place(dst: list[Any], src: list[Any]) -> bool:
 
 
 def cached_output_finding(a: AuditInputs) -> dict[str, str] | None:
-    """Calls forward on one input object, overwrites its contents with trial 1's values and
-    calls again: the second output must match trial 1's reference."""
+    """Calls forward on one input's memory, overwrites its contents with trial 1's values and
+    calls again: the second output must match trial 1's reference (a cache keyed on the
+    memory; the runner hands new objects at every call, so one keyed on the object never
+    hits)."""
     x = clone_args(a.source.pristine(0).inputs)
     first = a.run_candidate(x)
     del first
@@ -144,7 +146,7 @@ def cached_output_finding(a: AuditInputs) -> dict[str, str] | None:
     if cmp.ok:
         return None
     return finding("cached_output", "after its input tensor was overwritten in place with new "
-                   "values (same object, same data_ptr), forward returned a result that does not "
+                   "values (same memory, same data_ptr), forward returned a result that does not "
                    f"match the new values: {cmp.message}", "reject")
 
 

@@ -431,7 +431,7 @@ class _Evaluation:
         finally:
             self.events.release_lease()
         runner.checks("during timing", full=True)
-        if out.get("ok", True) and self._after_timing(runner, rot.args(0), trials):
+        if out.get("ok", True) and self._after_timing(runner, rot.last_slot(), trials):
             return
         start = rec.pop("_start", None)
         rec.clear()

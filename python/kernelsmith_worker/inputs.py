@@ -52,6 +52,35 @@ def map_tensors(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
+def present(obj: Any) -> list[Any]:
+    """The arguments a candidate call is handed: for every tensor of `obj` a new tensor object
+    over the same memory, shape and strides (not a view), version counter 0, while the caller
+    holds `obj`'s tensor for the length of the call. Every call of the candidate -- trials,
+    stress trials, audit calls, timed calls, timed checks, the call after the timing loop --
+    gets its tensors from this one constructor with one evaluator tensor behind each, so
+    nothing about the objects (storage use count, reference count, version counter, `_base`,
+    identity) tells one kind of call from another."""
+    return list(map_tensors(obj, alias))
+
+
+def alias(t: torch.Tensor) -> torch.Tensor:
+    """Another tensor object over t's memory, shape and strides, and not a view (`_is_view()`
+    and `_base` are the same as a clone's), its version counter at 0."""
+    return unversioned(torch.empty(0, dtype=t.dtype, device=t.device).set_(
+        t.untyped_storage(), t.storage_offset(), t.size(), t.stride()))
+
+
+_set_versions = getattr(torch._C._autograd, "_unsafe_set_version_counter", None)
+
+
+def unversioned(t: torch.Tensor) -> torch.Tensor:
+    """t with its version counter at 0, as a clone's: the in-place write that made it must not
+    tell one kind of call from another."""
+    if _set_versions is not None:
+        _set_versions((t,), (0,))
+    return t
+
+
 def clone_args(obj: Any) -> Any:
     """A deep copy of the tensors in obj (strides kept); other values shared."""
     return map_tensors(obj, lambda t: t.detach().clone())

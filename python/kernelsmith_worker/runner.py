@@ -14,6 +14,7 @@ from kernelsmith_worker.compiled_code import CompiledCodeWatch
 from kernelsmith_worker.device_state import DeviceState
 from kernelsmith_worker.findings import Hacked, finding
 from kernelsmith_worker.cpu_account import evaluator_threads_are
+from kernelsmith_worker.inputs import present
 from kernelsmith_worker.integrity import IntegrityGuard, new_threads, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
 from kernelsmith_worker.pc_sample import candidate_call
@@ -155,7 +156,9 @@ class CandidateChecks:
 
 
 class CandidateRunner:
-    """`runner(args)` runs ModelNew.forward(*args) under no_grad, syncs, and checks."""
+    """`runner(args)` runs ModelNew.forward under no_grad on new objects over args' tensors
+    (inputs.present: the one constructor of every candidate call's arguments; args, the
+    caller's, stay held for the call), syncs, and checks."""
 
     def __init__(self, model: torch.nn.Module, dev: torch.device, checks: CandidateChecks) -> None:
         self.model = model
@@ -166,8 +169,9 @@ class CandidateRunner:
     def __call__(self, args: list[Any], mode: AbstractContextManager[Any] | None = None) -> Any:
         try:
             start = _perf_counter_ns()
+            handed = present(args)  # held in a list for the call, as a timed call's are
             with _no_grad(), (mode if mode is not None else nullcontext()), candidate_call():
-                out = self.model(*args)
+                out = self.model(*handed)
             if self.dev.type == "cuda":
                 _synchronize(self.dev)
             self.last_forward_ns = _perf_counter_ns() - start

@@ -55,6 +55,7 @@ import contextlib
 import math
 import os
 import random
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -62,7 +63,8 @@ import torch
 
 from kernelsmith_worker import fresh_draws, value_domain
 from kernelsmith_worker.correctness import bitwise_equal
-from kernelsmith_worker.inputs import free_memory_budget, map_tensors, nbytes, tensors_in
+from kernelsmith_worker.inputs import (alias as _alias, free_memory_budget, map_tensors, nbytes,
+                                      tensors_in, unversioned as _unversioned)
 from kernelsmith_worker.stress import finite
 
 _rand = torch.rand
@@ -131,7 +133,9 @@ class RotatingInputs:
         # later check's copies (oldest first, with their bytes)
         self._held: collections.deque[tuple[torch.Tensor, int]] = collections.deque()
         self._held_bytes = 0
-        self._layout: list[tuple[torch.Tensor, tuple]] = []  # candidate slot, its layout
+        # the candidate's slot objects (weakly: held here, a call's objects would show one
+        # reference more than another call's), each with its layout
+        self._layout: list[tuple[weakref.ref[torch.Tensor], tuple]] = []
         self._spacers: list[torch.Tensor] = []
 
     def use(self, k: int) -> int:
@@ -169,7 +173,8 @@ class RotatingInputs:
         last sample's, so a candidate that recognises an object it was handed before cannot
         tell a timed call by it (checks and trials hand it new objects too)."""
         self._args = [list(map_tensors(ref, _alias)) for ref in self._ref_args]
-        self._layout = [(t, _layout_of(t)) for args in self._args for t in tensors_in(args)]
+        self._layout = [(weakref.ref(t), _layout_of(t)) for args in self._args
+                        for t in tensors_in(args)]
 
     def args(self, j: int) -> list[Any]:
         """The arguments call j of a sample of the candidate reads; while a timed check runs,
@@ -180,6 +185,16 @@ class RotatingInputs:
         if self._check_rows is not None:
             return self._copies(j)
         return self._args[j % self.slots]
+
+    def last_slot(self) -> list[Any]:
+        """Slot 0's own tensors, for the call after the timing loop, the candidate's objects
+        over the slots dropped: the runner hands the candidate new ones (inputs.present), as
+        at every other call, so that call's objects are neither ones it was handed before nor
+        held twice."""
+        if not self.slots:
+            self.use(1)
+        self._args, self._layout = [], []
+        return self._ref_args[0]
 
     def ref_args(self, j: int) -> list[Any]:
         """The arguments call j of the reference reads: its own tensor objects over the slot's
@@ -203,7 +218,7 @@ class RotatingInputs:
             hi = min(2 * n, SPACER_MAX)  # within a bound on what a check holds besides
             self._check_spacers.append(torch.empty(self._pick.randrange(min(n // 2, hi // 2), hi),
                                                    dtype=torch.uint8, device=t.device))
-            return self._hold(_laid_out_like(t, rows[id(t)][j % self.slots]))
+            return _alias(self._hold(_laid_out_like(t, rows[id(t)][j % self.slots])))
         return list(map_tensors(self._base, copy))
 
     def _hold(self, t: torch.Tensor) -> torch.Tensor:
@@ -235,8 +250,9 @@ class RotatingInputs:
         """What the candidate did to its timed inputs, or None: a slot re-seated or
         re-strided (its layout changed), or its values written (they differ from what the
         last refresh wrote)."""
-        for t, layout in self._layout:
-            if _layout_of(t) != layout:
+        for ref, layout in self._layout:
+            t = ref()
+            if t is not None and _layout_of(t) != layout:
                 return "a timed input tensor was re-seated or re-strided in place"
         if self.draws:
             d = self._pick.randrange(self.draws)
@@ -428,17 +444,6 @@ def _laid_out_like(t: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return values.clone()
 
 
-_set_versions = getattr(torch._C._autograd, "_unsafe_set_version_counter", None)
-
-
-def _unversioned(t: torch.Tensor) -> torch.Tensor:
-    """t with its version counter at 0, as a clone's (the trials' inputs are clones): the
-    in-place write that made it must not tell a timed or checked call from a trial."""
-    if _set_versions is not None:
-        _set_versions((t,), (0,))
-    return t
-
-
 def _dense(t: torch.Tensor) -> bool:
     """t's elements fill one block of memory without overlap (any order of dimensions; the
     strides of size-1 dimensions do not matter)."""
@@ -455,13 +460,6 @@ def _random_signs(pool: torch.Tensor, gen: torch.Generator) -> None:
     """Multiplies every element of `pool` by +1 or -1, drawn at random."""
     sign = torch.empty_like(pool).bernoulli_(0.5, generator=gen)
     pool.mul_(sign.mul_(2).sub_(1))
-
-
-def _alias(t: torch.Tensor) -> torch.Tensor:
-    """Another tensor object over the same memory, shape and strides, and not a view (the
-    trials' inputs are not views either: `_is_view()` must not tell a timed call)."""
-    return _unversioned(torch.empty(0, dtype=t.dtype, device=t.device).set_(
-        t.untyped_storage(), t.storage_offset(), t.size(), t.stride()))
 
 
 def _layout_of(t: torch.Tensor) -> tuple:
