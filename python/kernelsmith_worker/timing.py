@@ -47,7 +47,8 @@ import traceback
 import torch
 
 from . import malloc_state, stats
-from .timing_blocks import _random_below, check_sample
+from .timing_blocks import _disjoint, _random_below, check_sample
+from .timing_runners import _aliased_finding, _aliasing_appeared_finding
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
 from .cpu_account import CpuAccount
 from .findings import Hacked
@@ -95,7 +96,8 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     the reference on the same values (timed_check_findings)."""
     fns = {"ref": ref_slot, "cand": cand_slot}
     warm: dict[str, list[float]] = {"ref": [], "cand": []}
-    got = {"checked": 0, "mismatch": False, "unreproduced": False, "tampered": None}
+    got = {"checked": 0, "mismatch": False, "unreproduced": False, "tampered": None,
+           "aliasing_appeared": False}
     inputs.use(1)
     t0 = _perf_counter()
     while True:
@@ -112,6 +114,10 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     k = choose_calls_per_sample(min(est.values()), max(est.values()), cfg.cpu_sample_target_s,
                                 cfg.max_calls_per_sample, cfg.max_replay_s)
     k = max(1, min(k, inputs.use(k)))
+    # outputs sharing memory across calls: one call per sample, as on CUDA (a sample of k
+    # calls would leave only its last call's output to check)
+    aliased = k > 1 and not _disjoint(cpu_sample(cand_slot, inputs, k)[2])
+    k = 1 if aliased else k
 
     ref_cpu: list[float] = []  # the reference's CPU time a call (ref_alone.py reads it)
     account = CpuAccount()  # CPU time per wall second of each side's samples
@@ -128,6 +134,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
             ref_cpu.append(cpu)
         if fn is cand_slot:
             if inputs.checked and (seen[0] in planned or _random_below(CPU_CHECK_ONE_IN) == 0):
+                got["aliasing_appeared"] = got["aliasing_appeared"] or not _disjoint(outs)
                 check_sample(outs, fns, inputs, got)
             seen[0] += 1
         return took
@@ -155,6 +162,8 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     rec.update(account.record())
     rec["findings"] = rec.get("findings", []) + timed_check_findings(
         got["tampered"], got["mismatch"], got["unreproduced"])
+    rec["findings"] += [_aliased_finding("sample")] if aliased else []
+    rec["findings"] += [_aliasing_appeared_finding()] if got["aliasing_appeared"] else []
     rec["findings"] += account.findings(rec["threads"])
     return rec
 

@@ -71,6 +71,29 @@ def _checkable(outs: list[object]) -> list[int]:
     return keep or [0]
 
 
+def _disjoint(outs: list[object]) -> bool:
+    """Whether no call's output shares memory with another call's (every call of the sample
+    checkable: len(_checkable(outs)) == len(outs)), in O(n log n) for samples of many calls.
+    Each call's spans are merged first, so two spans that overlap in the sweep are two
+    calls'."""
+    spans: list[tuple[int, int]] = []
+    for out in outs:  # a call's own outputs may share memory (views of one buffer)
+        own = sorted(_span(t) for t in (_tensors(out) or []))
+        merged: list[list[int]] = []
+        for a, b in own:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        spans += [(a, b) for a, b in merged]
+    end = -1
+    for a, b in sorted(spans):
+        if a < end:
+            return False
+        end = max(end, b)
+    return True
+
+
 def _span(t: torch.Tensor) -> tuple[int, int]:
     """[start, end) of the memory of t's storage."""
     try:

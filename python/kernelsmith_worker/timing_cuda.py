@@ -18,7 +18,8 @@ from .timing_blocks import (_elapsed_s, _checkable, _steady_blocks,  # noqa: F40
                             _sustained_blocks, _tensors)
 from .timing_policy import (Check, Fn, SlotFn, TimedInputs, TimingConfig, _no_check, build_record,
                             choose_calls_per_sample, side_stream_finding, timed_check_findings)
-from .timing_runners import _EagerRunner, _GraphRunner, _aliased_finding
+from .timing_runners import (_EagerRunner, _GraphRunner, _aliased_finding,
+                             _aliasing_appeared_finding)
 
 # Captured when the worker starts, before any candidate is imported.
 _perf_counter = time.perf_counter
@@ -482,13 +483,7 @@ def _time_cuda(ref_fn: SlotFn, cand_fn: SlotFn, api: CudaApi, seed: int, cfg: Ti
                 "severity": "reject",
             })
         if got["aliasing_appeared"]:
-            findings.append({
-                "kind": "timed_output_aliasing",
-                "detail": "during timing, the outputs of one sample's calls came to share "
-                          "memory although they did not when the sample size was chosen: all "
-                          "but the last call of such a sample cannot be checked",
-                "severity": "reject",
-            })
+            findings.append(_aliasing_appeared_finding())
         findings += timed_check_findings(got["tampered"], got["mismatch"], got["unreproduced"])
         signed_rec = None
         if got["cand_signed"] and got["ref_signed"]:

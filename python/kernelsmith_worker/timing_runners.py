@@ -21,6 +21,14 @@ def _aliased_finding(unit: str) -> dict:
             "severity": "info"}
 
 
+def _aliasing_appeared_finding() -> dict:
+    return {"kind": "timed_output_aliasing",
+            "detail": "during timing, the outputs of one sample's calls came to share memory "
+                      "although they did not when the sample size was chosen: all but the last "
+                      "call of such a sample cannot be checked",
+            "severity": "reject"}
+
+
 def _no_flush() -> None:
     pass
 

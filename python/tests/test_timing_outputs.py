@@ -70,3 +70,59 @@ def test_the_garbage_collector_is_as_outside_timing():
     rec = run_fake(Kernel(dev, 40), Recording(dev, 20), dev)
     assert rec["ok"], rec
     assert seen == {True}
+
+
+def _cpu_rot():
+    from kernelsmith_worker.timed_inputs import RotatingInputs
+
+    base = [torch.rand(8, 64)]
+    return RotatingInputs(base, torch.device("cpu"), 1 << 20,
+                          lambda c, r: torch.allclose(c, r, atol=1e-5, rtol=1e-5))
+
+
+def _cpu_time(rot, cand):
+    from test_fresh_draws import cpu_timing
+    return cpu_timing(rot, lambda j: torch.softmax(rot.ref_args(j)[0], 1), cand, samples=24)
+
+
+def test_cpu_timing_of_one_shared_output_buffer_takes_one_call_a_sample():
+    # one buffer returned by every call, computed only by the call that runs last in a sample
+    # (call 0): with k calls a sample only that call's output could be checked
+    rot, buf = _cpu_rot(), torch.empty(8, 64)
+
+    def cand(j):
+        if j == 0:
+            torch.softmax(rot.args(j)[0], 1, out=buf)
+        return buf
+
+    rec = _cpu_time(rot, cand)
+    assert rec["calls_per_sample"] == 1
+    kinds = {f["kind"] for f in rec["findings"]}
+    assert "aliased_outputs" in kinds and "timed_output_mismatch" not in kinds
+    assert rec["timed_checks"] >= 2
+
+
+def test_cpu_outputs_that_come_to_share_memory_while_timed_are_rejected():
+    rot, buf, calls = _cpu_rot(), torch.empty(8, 64), [0]
+
+    def cand(j):  # fresh outputs while the sample size is chosen, one shared buffer after
+        calls[0] += 1
+        if calls[0] < 400:
+            return torch.softmax(rot.args(j)[0], 1)
+        if j == 0:
+            torch.softmax(rot.args(j)[0], 1, out=buf)
+        return buf
+
+    rec = _cpu_time(rot, cand)
+    assert rec["calls_per_sample"] > 1
+    assert "timed_output_aliasing" in {f["kind"] for f in rec["findings"]
+                                       if f["severity"] == "reject"}
+
+
+def test_disjoint_is_checkable_for_every_call():
+    from kernelsmith_worker.timing_blocks import _checkable, _disjoint
+
+    a, b = torch.empty(64), torch.empty(64)
+    for outs in ([a[:8], b], [a[:8], a[8:16]], [a[:8], a[4:12]], [(a[:8], a[:4]), b],
+                 [(a[:8], b[:2]), b[4:]], [b, (a, b[1:3])], [a, a], [3, a]):
+        assert _disjoint(outs) == (len(_checkable(outs)) == len(outs)), outs
