@@ -8,8 +8,11 @@ slows the reference down or fakes its results, in this request and in every late
 the same worker serves. None of that replaces a Python function, so the state itself is
 compared with a snapshot taken before any candidate code ran.
 
-`ProcessState.capture()` takes the snapshot. `quick_changes()` (every few microseconds: run
-after each candidate call) compares the stacks, TLS and hooks; `changes()` adds the dispatch
+Below Python, native code can rewrite a library's relocation slots (got_guard.py): the
+snapshot holds them too where the worker was started with LD_BIND_NOW.
+
+`ProcessState.capture()` takes the snapshot. `quick_changes()` (about a millisecond: run
+after each candidate call) compares the stacks, TLS, hooks and relocation slots; `changes()` adds the dispatch
 table digest (about 0.1 s: run after import and at the end of each stage). `restore()` undoes
 what can be undone (pops modes, clears hooks); a worker with such a change is replaced
 anyway, since a dispatcher registration cannot be taken back reliably.
@@ -27,6 +30,7 @@ import torch
 import torch.nn.modules.module as _module_mod
 
 from kernelsmith_worker.dynamo_wrapper import is_disable_wrapper
+from kernelsmith_worker.got_guard import GotGuard, bind_now
 from kernelsmith_worker.opclass import OpCounter
 
 # Dispatch keys whose kernels run real computations on the devices we time. Meta, Fake,
@@ -158,6 +162,8 @@ class ProcessState:
         self._hooks = {name: dict(d) for name, d in self._hook_dicts.items()}
         self._bindings = _bindings()
         self._class_keys = _class_keys(self._bindings)
+        # the libraries' relocation slots (got_guard.py), where the loader binds at load
+        self._got = GotGuard.capture() if bind_now() else None
 
     @classmethod
     def capture(cls) -> ProcessState:
@@ -180,8 +186,9 @@ class ProcessState:
 
     def quick_changes(self) -> list[str]:
         now = _quick()
+        got = self._got.changes() if self._got is not None else []
         return [f"{k} changed from {self._quick.get(k)!r} to {v!r}"
-                for k, v in now.items() if v is not None and self._quick.get(k) != v]
+                for k, v in now.items() if v is not None and self._quick.get(k) != v] + got
 
     def changes(self) -> list[str]:
         out = self.quick_changes()
@@ -196,7 +203,9 @@ class ProcessState:
         """Pops modes pushed since the snapshot and puts the global hook registries back.
         Returns what could not be put back (empty when all was): such a worker must not be
         reused."""
-        failed: list[str] = []
+        # a rewritten relocation slot is not put back: what else the native code that wrote
+        # it changed is unknown
+        failed: list[str] = self._got.changes() if self._got is not None else []
         try:
             while _len_function_stack() > len(self._quick["torch function modes"]):
                 _pop_function_stack()

@@ -132,15 +132,16 @@ def _random_below(n: int) -> int:
 
 
 def check_sample(outs: list[object], fns: dict[str, SlotFn], inputs: TimedInputs,
-                 got: dict) -> None:
+                 got: dict, calls: list[int] | None = None) -> None:
     """One timed check of a sample whose calls returned `outs` (call j read slot j): a random
     call whose output no later call overwrote, not only the last, compared with the
     reference on the values the last refresh wrote (not what the candidate may have written
     since), and with the candidate itself called again on copies of those values outside
     the timing (a candidate that computes less while timed, having told a timed call from a
     checked one, differs from itself). Updates got's "checked", "mismatch", "unreproduced"
-    and "tampered"."""
-    calls = _checkable(outs)
+    and "tampered". `calls`: the calls that may be checked, where the caller knows better.
+    """
+    calls = calls or _checkable(outs)
     j = calls[_random_below(len(calls))]
     got["tampered"] = got["tampered"] or inputs.tampered()
     timed = map_tensors(outs[j], lambda t: t.clone())  # the repeat may reuse its buffer

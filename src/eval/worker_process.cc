@@ -68,6 +68,9 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(WorkerConfig config,
   options.env["KS_PROTO_IN"] = std::to_string(kProtoInFd);
   options.env["KS_PROTO_OUT"] = std::to_string(kProtoOutFd);
   options.env["TMPDIR"] = w->config_.scratch_dir;
+  // The loader binds every library call at load and never writes a relocation slot again, so
+  // the worker can tell a slot that candidate native code rewrote (got_guard.py).
+  options.env["LD_BIND_NOW"] = "1";
   options.cwd = w->config_.scratch_dir;
   options.child_read_fds = {kProtoInFd};
   options.child_write_fds = {kProtoOutFd};
