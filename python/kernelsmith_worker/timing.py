@@ -47,7 +47,7 @@ import traceback
 import torch
 
 from . import malloc_state, stats
-from .inputs import map_tensors
+from .inputs import clone_args
 from .timing_blocks import _disjoint, _random_below, check_sample
 from .timing_runners import _aliasing_appeared_finding
 from .timing_cuda import CudaApi, _graph_reproduces, _time_cuda  # noqa: F401 - re-exported
@@ -73,10 +73,6 @@ _ALIASED_CPU = {
     "severity": "info"}
 
 
-def _clone(t: torch.Tensor) -> torch.Tensor:
-    return t.clone()
-
-
 def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int, account: CpuAccount | None = None,
                side: str = "ref", keep: int | None = None) -> tuple[float, float, list[object]]:
     """One CPU sample: new values in the slots, then k calls timed by the host clock, the
@@ -97,7 +93,7 @@ def cpu_sample(fn: SlotFn, inputs: TimedInputs, k: int, account: CpuAccount | No
     for j in range(k - 1, -1, -1):
         outs[j] = fn(j)
         if j == keep:
-            outs[j] = map_tensors(outs[j], _clone)
+            outs[j] = clone_args(outs[j])
     b = _perf_counter()
     cpu = _thread_time() - c
     if account is not None:
