@@ -130,7 +130,11 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
     # check, so one call of each sample, at random, has its output copied as it returns, on
     # both sides alike (one call a sample, as the CUDA timing does, made samples so short
     # that the CPU account's own reads counted as threads), and that call is the one checked
-    aliased = k > 1 and not _disjoint(cpu_sample(cand_slot, inputs, k)[2])
+    # Two probe samples: the slots are fixed allocations, so the second reads addresses the
+    # first already showed (a function that returns one buffer for an address it has seen
+    # shares memory only from its second sample on)
+    aliased = k > 1 and not all(_disjoint(cpu_sample(cand_slot, inputs, k)[2])
+                                for _ in range(2))
 
     ref_cpu: list[float] = []  # the reference's CPU time a call (ref_alone.py reads it)
     account = CpuAccount()  # CPU time per wall second of each side's samples
@@ -176,6 +180,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "ref_cpu_us": stats.median(ref_cpu),
     })
     rec.update(account.record())
+    rec["retime_for_threads"] = account.near_budget(rec["threads"])
     rec["findings"] = rec.get("findings", []) + timed_check_findings(
         got["tampered"], got["mismatch"], got["unreproduced"])
     rec["findings"] += [_ALIASED_CPU] if aliased else []
@@ -185,6 +190,12 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
 
 
 # ----------------------------------------------------------------------------- entry point
+
+
+def _only_threads_rejected(rec: dict) -> bool:
+    """Whether cpu_threads_over_budget is the record's only reject finding."""
+    rejects = {f["kind"] for f in rec["findings"] if f.get("severity") == "reject"}
+    return rejects == {"cpu_threads_over_budget"}
 
 
 def _plain_outputs(fn: SlotFn, who: str) -> SlotFn:
@@ -269,6 +280,12 @@ def time_pair(
                                  inputs, check or _no_check, reference_kernels)
             elif device.type == "cpu":
                 rec = _time_cpu(ref_slot, cand_slot, inputs, seed, cfg)
+                if rec.pop("retime_for_threads") and _only_threads_rejected(rec):
+                    # demand just over the budget: a second timing, judged and reported
+                    first = rec["cand_threads_demanded"]
+                    rec = _time_cpu(ref_slot, cand_slot, inputs, seed + 1, cfg)
+                    rec.pop("retime_for_threads")
+                    rec["first_threads_demanded"] = first
             else:
                 raise ValueError(f"timing: unsupported device type {device.type!r}")
     except Hacked:

@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from kernelsmith_worker import cpu_ext
-from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, DEMAND_MARGIN, FOREIGN_MAX,
-                                            CpuAccount, calibrate, thread_cpu_ns)
+from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, CONFIRM_BAND, DEMAND_MARGIN,
+                                            FOREIGN_MAX, CpuAccount, calibrate,
+                                            thread_cpu_ns)
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
 from kernelsmith_worker.os_threads import ThreadWatch
@@ -297,6 +298,11 @@ def test_demand_is_judged_where_schedstat_is_read():
     assert slack.record()["cand_threads_demanded"] == pytest.approx(1.5)
     assert _account(1.0, 1.0, 0.0, "cand", demand_s=1.0 + DEMAND_MARGIN - 0.01).findings(1) == []
     assert _account(1.0, 0.2, 2.0, "cand", demand_s=2.1).findings(2) == []
+    # just over the budget: timed again before it is judged; far over it: judged at once
+    assert not _account(1.0, 1.0, 0.0, "cand", demand_s=1.0 + DEMAND_MARGIN).near_budget(1)
+    assert _account(1.0, 1.0, 0.0, "cand", demand_s=1.0 + DEMAND_MARGIN + 0.01).near_budget(1)
+    assert not _account(1.0, 1.0, 0.0, "cand",
+                        demand_s=1.0 + DEMAND_MARGIN + CONFIRM_BAND + 0.01).near_budget(1)
 
 
 def test_two_threads_computing_at_once_read_as_two_whatever_the_load(lib):
@@ -321,6 +327,35 @@ def test_two_threads_computing_at_once_read_as_two_whatever_the_load(lib):
     assert acct.threads_demanded() > 1.0 + DEMAND_MARGIN, acct.record()
     assert alone.threads_demanded() < 1.0 + DEMAND_MARGIN, alone.record()
 
+
+
+def test_a_wait_booked_in_a_later_sample_counts_no_thread_past_the_window(monkeypatch):
+    # schedstat books a run-queue wait when it ends: a pool thread preempted between samples
+    # books that wait in the next sample it runs in. No thread is busy for longer than the
+    # sample's reads, so a booked wait beyond that does not read as a second thread.
+    release = threading.Event()
+    helper = threading.Thread(target=release.wait)
+    acct = CpuAccount(evaluator=frozenset(CpuAccount.snapshot()[0]))
+    helper.start()
+    booked = {"ns": 0}
+    monkeypatch.setattr(CpuAccount, "_foreign_waits", lambda self, tids: {
+        tid: booked["ns"] for tid in tids if tid != self._me and tid not in self._known})
+    try:
+        for _ in range(5):
+            acct.start()
+            booked["ns"] += int(50e6)  # 50 ms of wait booked inside a ~20 ms sample
+            end = time.perf_counter() + 0.02
+            while time.perf_counter() < end:
+                pass
+            acct.stop("cand")
+    finally:
+        release.set()
+        helper.join()
+    if not acct._waits_read:
+        pytest.skip("this kernel keeps no schedstat")
+    # the timing thread (~1.0) and the idle helper whose booked wait is capped (<= 1.0 more)
+    demanded = acct.threads_demanded()
+    assert 1.0 < demanded < 2.2, acct.record()
 
 
 def _timed_reference(acc: CpuAccount, seconds: float) -> None:

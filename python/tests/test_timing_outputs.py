@@ -113,11 +113,16 @@ def test_cpu_timing_accepts_one_output_buffer_computed_by_every_call():
 
 
 def test_cpu_outputs_that_come_to_share_memory_while_timed_are_rejected():
-    rot, buf, calls = _cpu_rot(), torch.empty(8, 64), [0]
+    rot, buf, samples = _cpu_rot(), torch.empty(8, 64), [0]
+    refresh = rot.refresh
+
+    def counted(*a, **kw):  # one refresh a sample
+        samples[0] += 1
+        return refresh(*a, **kw)
+    rot.refresh = counted
 
     def cand(j):  # fresh outputs while the sample size is chosen, one shared buffer after
-        calls[0] += 1
-        if calls[0] < 400:
+        if samples[0] < 6:  # the two probe samples and a few timed ones
             return torch.softmax(rot.args(j)[0], 1)
         if j == 0:
             torch.softmax(rot.args(j)[0], 1, out=buf)
@@ -127,6 +132,56 @@ def test_cpu_outputs_that_come_to_share_memory_while_timed_are_rejected():
     assert rec["calls_per_sample"] > 1
     assert "timed_output_aliasing" in {f["kind"] for f in rec["findings"]
                                        if f["severity"] == "reject"}
+
+
+def test_cpu_one_buffer_for_the_addresses_seen_before_is_found_before_timing():
+    # fresh outputs for a new address, one shared buffer for an address seen before (the
+    # timed slots are fixed allocations): the first sample shows no sharing, the second does;
+    # every call computes, so it is accepted, timed one checked call a sample
+    rot, buf, seen = _cpu_rot(), torch.empty(8, 64), set()
+
+    def cand(j):
+        x = rot.args(j)[0]
+        if x.data_ptr() not in seen:
+            seen.add(x.data_ptr())
+            return torch.softmax(x, 1)
+        return torch.softmax(x, 1, out=buf)
+
+    rec = _cpu_time(rot, cand)
+    assert rec["calls_per_sample"] > 1
+    assert "aliased_outputs" in {f["kind"] for f in rec["findings"]}
+    assert [f["kind"] for f in rec["findings"] if f["severity"] == "reject"] == []
+
+
+def test_cpu_demand_just_over_the_budget_is_timed_again_and_the_second_judged(monkeypatch):
+    over = {"kind": "cpu_threads_over_budget", "severity": "reject", "detail": ""}
+    mismatch = {"kind": "timed_output_mismatch", "severity": "reject", "detail": ""}
+    runs = []
+
+    def fake(first, second):
+        def time_cpu(ref, cand, inputs, seed, cfg):
+            runs.append(seed)
+            return dict(first if len(runs) == 1 else second)
+        return time_cpu
+
+    def pair():
+        runs.clear()
+        return timing.time_pair(lambda: None, lambda: None, device="cpu", seed=5)
+
+    near = {"findings": [over], "cand_threads_demanded": 1.45, "retime_for_threads": True}
+    fine = {"findings": [], "cand_threads_demanded": 1.02, "retime_for_threads": False}
+    monkeypatch.setattr(timing, "_time_cpu", fake(near, fine))
+    rec = pair()
+    assert runs == [5, 6] and rec["findings"] == [] and rec["first_threads_demanded"] == 1.45
+    assert "retime_for_threads" not in rec
+    monkeypatch.setattr(timing, "_time_cpu", fake(near, near))  # over again: rejected
+    assert [f["kind"] for f in pair()["findings"]] == ["cpu_threads_over_budget"]
+    far = dict(near, retime_for_threads=False)  # far over the budget: judged at once
+    monkeypatch.setattr(timing, "_time_cpu", fake(far, fine))
+    assert pair()["findings"] == [over] and runs == [5]
+    both = dict(near, findings=[over, mismatch])  # rejected anyway: not timed again
+    monkeypatch.setattr(timing, "_time_cpu", fake(both, fine))
+    assert len(pair()["findings"]) == 2 and runs == [5]
 
 
 def test_disjoint_is_checkable_for_every_call():
