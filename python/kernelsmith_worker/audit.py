@@ -223,12 +223,13 @@ def post_timing_finding(run_candidate: Callable[..., Any], args: list[Any],
     scrub(ref)
     if ok:
         return None
-    what = "a held-back stress draw (trial 0's values with 16 short runs scaled up)" \
-        if held is not None else "new values"
+    what = ("a held-back stress draw (trial 0's values with 16 short runs scaled up; where "
+            "the problem's draws change an input's zeros or booleans, that structure broken "
+            "in 4 of the runs)") if held is not None else "new values"
     return finding("timing_output_mismatch", "after the timing loop, its input overwritten in "
                    f"place with {what}, forward returned a result that does not match them "
                    f"({message}): the candidate stops computing, or computes less, when called "
-                   "repeatedly", "reject")
+                   "repeatedly, or infers from a part of its input what it must read", "reject")
 
 
 def _device_of(args: list[Any]) -> torch.device:

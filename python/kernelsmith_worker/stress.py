@@ -47,6 +47,16 @@ structure) and integer/bool tensors as they are (indices, lengths):
   256 or a quarter of each 2048 passes 1.3-5.3 % of the sums' draws, every 2nd element 9 %,
   and MSEs over every 8th element or block 0.3-1 %; the subsampled MSE behind a range-and-
   mean probe (red-team r12_c03) passes 2 % at 2^22 (the draws where its probe saw a run).
+  Where the problem's draws change an input's structure (value_domain.py: its zeros, or a
+  boolean tensor's values, differ between draws), the first STRUCTURE_RUNS runs also break
+  it: zeros in such a float run take a random sign times the mean magnitude of the
+  tensor's non-zero values (then scaled with the run), and such a boolean run is flipped.
+  Tensors of one size share their runs, so a flipped stretch of a mask lands on spiked
+  values of the tensor it masks. A kernel that infers the structure from a small part of
+  the input (the support of one row taken for every row's, a mask's length found by binary
+  search) is exact on every draw of the problem and off by a run's share here, while a probe
+  of a small part sees a run only by chance (a row of 64 in about STRUCTURE_RUNS / 64 of
+  the draws). A structure every draw repeats (a triangle, a band) is kept.
 
 They are compared norm-wise, not element by element: ||out - ref||_2 <= rtol * ||ref||_2 +
 atol * sqrt(n) (the element-wise rule's own budget, spread over the tensor), so kernels in
@@ -95,6 +105,10 @@ SPIKE_RUN_MAX = 16  # `spikes`: the longest run (BLOCK_RUNS runs of them, as `bl
 # `spikes`: a run of L values is multiplied by SPIKE_SHARE * n / L, so it sums to about
 # SPIKE_SHARE of the whole tensor's sum and the runs together to about as much as the rest.
 SPIKE_SHARE = 1.0 / BLOCK_RUNS
+# `spikes`: the runs that also break a structure that changes between draws (zeros filled,
+# booleans flipped). Few: a kernel that probes a fraction f of the input for signs of a
+# broken structure (and then computes exactly) sees one with chance about STRUCTURE_RUNS * f.
+STRUCTURE_RUNS = 4
 # `spikes`: the largest magnitude a run's values are scaled up to. float16 (largest value
 # 65504, about 2^16): 2^7, so the square of a spiked value or the product of two (2^14)
 # stays finite with room for a few more such terms (a kernel that squares in half precision
@@ -151,34 +165,72 @@ def spike_cap(dtype: torch.dtype) -> float:
     return SPIKE_CAP.get(dtype, SPIKE_CAP[torch.float32])
 
 
-def _spikes(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """t's values, each of BLOCK_RUNS random runs (_runs, up to SPIKE_RUN_MAX long) of length
-    L multiplied by SPIKE_SHARE * n / L, or less where that would take a value of t past
-    spike_cap(t.dtype) (never by less than 1); every other value as it is; t's strides."""
+def _spikes(t: torch.Tensor, gen: torch.Generator, runs: list[tuple[int, int]] | None = None,
+            structure: bool = False) -> torch.Tensor:
+    """t's values, each of BLOCK_RUNS random runs (_runs, up to SPIKE_RUN_MAX long; `runs`
+    where given) of length L multiplied by SPIKE_SHARE * n / L, or less where that would take
+    a value of t past spike_cap(t.dtype) (never by less than 1); every other value as it is;
+    t's strides. `structure`: the first STRUCTURE_RUNS runs' zeros take a random sign times
+    the mean magnitude of t's non-zero values first."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     flat = t.detach().reshape(-1)
     wide = torch.promote_types(flat.dtype, torch.float32)
-    largest = float(flat.abs().max())
-    if not math.isfinite(largest) or largest == 0.0:
+    mags = flat.abs()
+    largest = float(mags.max())
+    if not math.isfinite(largest) or (largest == 0.0 and not structure):
         return res.copy_(t)
-    limit = max(1.0, spike_cap(t.dtype) / largest)
+    nonzero = int(torch.count_nonzero(mags))
+    typical = float(mags.to(wide).sum()) / nonzero if nonzero else 1.0
+    limit = max(1.0, spike_cap(t.dtype) / max(largest, typical))
     out = flat.clone()  # logical order; only the runs are rewritten (a run that overlaps an
-    for start, length in _runs(n, SPIKE_RUN_MAX, gen, t.device):  # earlier one wins there)
+    runs = runs if runs is not None else _runs(n, SPIKE_RUN_MAX, gen, t.device)
+    for i, (start, length) in enumerate(runs):  # earlier one wins there)
         factor = max(1.0, min(SPIKE_SHARE * n / length, limit))
-        out[start:start + length] = flat[start:start + length].to(wide) * factor
+        run = flat[start:start + length].to(wide)
+        if structure and i < STRUCTURE_RUNS:
+            sign = torch.where(_rand(length, generator=gen, device=t.device) < 0.5, -1.0, 1.0)
+            run = torch.where(run == 0, sign.to(wide) * typical, run)
+        out[start:start + length] = run * factor
     return res.copy_(out.view(t.shape))
 
 
-def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator) -> torch.Tensor:
+def _flipped(t: torch.Tensor, runs: list[tuple[int, int]]) -> torch.Tensor:
+    """A boolean tensor with its first STRUCTURE_RUNS runs flipped; t's strides."""
+    out = t.detach().reshape(-1).clone()
+    for start, length in runs[:STRUCTURE_RUNS]:
+        out[start:start + length] = ~out[start:start + length]
+    return torch.empty_like(t).copy_(out.view(t.shape))
+
+
+class _Runs:
+    """The `spikes` runs of one draw, one set per tensor size: tensors of one size (a mask
+    and the values it masks) have their runs at the same logical places."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        self._gen, self._by_size = gen, {}
+
+    def of(self, t: torch.Tensor) -> list[tuple[int, int]]:
+        n = t.numel()
+        if n not in self._by_size:
+            self._by_size[n] = _runs(n, SPIKE_RUN_MAX, self._gen, t.device)
+        return self._by_size[n]
+
+
+def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator, runs: _Runs | None = None,
+            structure: bool = False) -> torch.Tensor:
+    if kind == "spikes" and structure and t.dtype == torch.bool and t.numel() >= SPARSE_MIN_NUMEL:
+        return _flipped(t, runs.of(t) if runs is not None else _runs(
+            t.numel(), SPIKE_RUN_MAX, gen, t.device))
     if not t.is_floating_point() or t.numel() == 0:
         return t.detach().clone()
     if kind == "blocks":
         return _blocks(t, gen)
     if kind == "spikes":
-        return _spikes(t, gen)
+        return _spikes(t, gen, runs.of(t) if runs is not None and t.numel() >= SPARSE_MIN_NUMEL
+                       else None, structure)
     z = _randn(t.shape, generator=gen, device=t.device, dtype=torch.float32)
     keep = t != 0
     if kind == "wide":
@@ -196,12 +248,15 @@ def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
                   domain: ValueDomain | None = None) -> list[Any]:
     """A copy of `inputs` with every floating point value redrawn (or, for `blocks` and
     `spikes`, rescaled) as `kind` says, then moved into `domain` (value_domain.py) where one
-    is given."""
+    is given; `spikes` also breaks, in a few runs, the structure of the inputs whose
+    structure the domain says changes between draws."""
     if kind not in KINDS:
         raise ValueError(f"unknown stress kind {kind!r}")
     gen = _Generator(device=dev)
     gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-    drawn = list(map_tensors(inputs, lambda t: _redraw(t, kind, gen)))
+    runs, varies = _Runs(gen), iter(domain.varies if domain is not None else ())
+    drawn = list(map_tensors(inputs, lambda t: _redraw(t, kind, gen, runs,
+                                                       next(varies, False))))
     return domain.project_inputs(drawn) if domain is not None else drawn
 
 

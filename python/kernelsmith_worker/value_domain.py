@@ -19,7 +19,14 @@ refresh jitters, rescales and flips signs. Two kinds of problem cannot take ever
   answer depends on the probe order, so the reference cannot judge a candidate there. Such
   an input is sorted along its last dimension after the transformation.
 
-Both are decided from what is known before the candidate is imported: the aten ops the
+The observer also records which inputs carry a structure that changes from draw to draw:
+a float tensor whose zeros are elsewhere in another draw (a random block-sparse support, a
+dropout mask), a boolean tensor with other values (random masks, prefix masks of random
+lengths). Such a structure is data the kernel must read: the `spikes` stress draw breaks it
+in a few runs (stress.py). A structure every draw repeats (a triangle, a band, a fixed
+causal mask) is the problem's own and is kept.
+
+All of this is decided from what is known before the candidate is imported: the aten ops the
 reference runs on trial 0 and the draws of get_inputs() (the correctness trials' inputs and
 the timing stage's fresh draws). A candidate chooses neither, so a wrong list entry only
 weakens the checks of problems whose reference runs that op. Other problems (`torch.rand`
@@ -65,9 +72,13 @@ class TensorDomain:
 class ValueDomain:
     """Per input tensor (in tensors_in order): its TensorDomain, or None (unrestricted)."""
 
-    def __init__(self, tensors: Iterable[TensorDomain | None], ops: Iterable[str] = ()) -> None:
+    def __init__(self, tensors: Iterable[TensorDomain | None], ops: Iterable[str] = (),
+                 varies: Iterable[bool] = ()) -> None:
         self.tensors = tuple(tensors)
         self.ops = sorted(ops)
+        # per input tensor: whether its zeros (floats) or values (booleans) changed between
+        # draws (the structure is data)
+        self.varies = tuple(varies) or (False,) * len(self.tensors)
 
     def restricts(self) -> bool:
         return any(d is not None for d in self.tensors)
@@ -95,6 +106,8 @@ class Observer:
         self._hi: list[float] = []
         self._monotone: list[bool] = []
         self._float: list[bool] = []
+        self._first: list[torch.Tensor] = []  # the first draw's tensors (trial 0's)
+        self._varies: list[bool] = []
         self.draws = 0
         self._unlike = False  # a draw had another number of tensors: nothing is restricted
 
@@ -110,10 +123,13 @@ class Observer:
                 self._hi.append(hi)
                 self._monotone.append(mono)
                 self._float.append(flt)
+                self._first.append(t.detach())
+                self._varies.append(False)
             else:
                 self._lo[i], self._hi[i] = min(self._lo[i], lo), max(self._hi[i], hi)
                 self._monotone[i] = self._monotone[i] and mono
                 self._float[i] = self._float[i] and flt
+                self._varies[i] = self._varies[i] or _structure_differs(self._first[i], t)
         self.draws += 1
 
     def domain(self, ops: Iterable[str]) -> ValueDomain:
@@ -129,7 +145,27 @@ class Observer:
                 a <= lo and hi <= b for a, b in ranges)
             mono = flt and mono
             out.append(TensorDomain(lo, hi, fold, mono) if fold or mono else None)
-        return ValueDomain(out, ops & set(RANGE_OPS))
+        return ValueDomain(out, ops & set(RANGE_OPS), self._varies)
+
+
+STRUCTURE_CHUNK = 1 << 24  # elements compared at once (_structure_differs)
+
+
+def _structure_differs(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two draws of one input differ in structure: floats where one is zero and the
+    other is not, booleans anywhere; other shapes or dtypes count as different, integer
+    tensors never (indices and lengths keep their values in the stress draws)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return True
+    if a.is_floating_point():
+        same = lambda x, y: bool(((x == 0) == (y.to(x.device) == 0)).all())  # noqa: E731
+    elif a.dtype == torch.bool:
+        same = lambda x, y: bool((x == y.to(x.device)).all())  # noqa: E731
+    else:
+        return False
+    fa, fb = a.reshape(-1), b.detach().reshape(-1)
+    return not all(same(fa[i:i + STRUCTURE_CHUNK], fb[i:i + STRUCTURE_CHUNK])
+                   for i in range(0, fa.numel(), STRUCTURE_CHUNK))
 
 
 def _stats(t: torch.Tensor, dev: torch.device) -> tuple[float, float, bool, bool]:

@@ -157,3 +157,58 @@ def test_every_stress_trial_skipped_is_counted():
     outcome = run_trials(2, TOLERANCES["default"], NoStress(), lambda args: args[0] * 2, CPU)
     assert outcome.status is None
     assert outcome.record["stress_skipped"] == len(KINDS)
+
+
+class MaskedRowMean(torch.nn.Module):
+    def forward(self, x, mask):
+        m = mask.to(x.dtype)
+        return (x * m).sum(dim=1) / m.sum(dim=1)
+
+
+def _prefix_mask_inputs():
+    lengths = torch.randint(1, 257, (16,))
+    return [torch.randn(16, 256), torch.arange(256)[None, :] < lengths[:, None]]
+
+
+def test_structure_that_changes_between_draws_is_told_from_a_fixed_one():
+    obs = Observer(CPU)
+    for _ in range(3):
+        support = (torch.rand(1, 64) < 0.25).float()  # one random support for every row
+        obs.add([torch.randn(8, 64) * support, torch.tril(torch.randn(16, 16)),
+                 torch.rand(8, 64) < 0.5, torch.triu(torch.ones(8, 8, dtype=torch.bool)),
+                 torch.rand(8, 64), torch.randint(0, 9, (8, 64))])
+    assert obs.domain([]).varies == (True, False, True, False, False, False)
+    assert not obs.domain([]).restricts()  # the structure restricts no value
+
+
+def test_spikes_break_a_structure_that_changes_between_draws_where_the_runs_are():
+    trials = _trials(MaskedRowMean(), _prefix_mask_inputs, "masked_mean")
+    assert trials.domain.varies == (False, True)  # x has no zeros; the mask's lengths vary
+    x0, mask0 = trials.pristine(0).inputs
+    x, mask = trials.stress("spikes").inputs
+    flipped = mask != mask0
+    assert bool(flipped.any())  # holes in the prefix, or set bits past its end
+    # the flipped bits lie in runs of x that were spiked: a kernel that takes the mask for a
+    # prefix counts (or drops) values that weigh about a sixteenth of x's sum each
+    assert bool((x[flipped].abs() > x0[flipped].abs()).all())
+    rows = flipped.any(dim=1)
+    prefix = mask.cumsum(dim=1) == torch.arange(1, 257)  # a prefix: every bit up to j set
+    assert not bool((prefix | ~mask).all(dim=1)[rows].all())
+
+
+def test_spikes_fill_zeros_of_a_random_support_but_keep_a_triangle():
+    def inputs():
+        support = (torch.rand(1, 1024) < 0.25).float()
+        return [torch.randn(4, 1024) * support, torch.tril(torch.randn(64, 64))]
+
+    class Sums(torch.nn.Module):
+        def forward(self, x, t):
+            return x.sum(dim=1), t.sum()
+
+    trials = _trials(Sums(), inputs, "support")
+    assert trials.domain.varies == (True, False)
+    x0, t0 = trials.pristine(0).inputs
+    x, t = trials.stress("spikes").inputs
+    assert bool(((x0 == 0) & (x != 0)).any())  # zeros filled in the runs
+    assert bool((x[x0 == 0] != 0).float().mean() < 0.05)  # only there
+    assert bool(((t == 0) == (t0 == 0)).all())  # the triangle's zeros kept
