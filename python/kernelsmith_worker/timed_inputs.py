@@ -29,7 +29,12 @@ produced; a new multiset every refresh, so a histogram cannot be remembered); un
 integer tensors of distinct values (a permutation) are the base's values in a fresh random
 order; sorted ones (offsets) and booleans (masks) are the base's values. Each slot is its
 own allocation, placed in random order with random gaps: a call's input does not locate the
-others (no batching of a whole sample in its first call). An input the problem hands over with other
+others (no batching of a whole sample in its first call). Where the draws change an input's
+structure (value_domain.py: a float tensor's zeros, a boolean tensor's values), every
+refresh also breaks it in a few short runs per slot (a mask's values flipped, zeros given
+the input's mean magnitude), shared by a slot's tensors of one size: a kernel that infers
+the structure from a part of its input is off on the timed checks. A structure every draw
+repeats (a triangle) is kept. An input the problem hands over with other
 strides (a transposed view, the layout a projection leaves) keeps them, size-1 dimensions
 included, wherever they describe dense memory; an overlapping one (an expanded tensor) is
 timed contiguous.
@@ -61,7 +66,7 @@ from typing import Any
 
 import torch
 
-from kernelsmith_worker import fresh_draws, value_domain
+from kernelsmith_worker import fresh_draws, stress, value_domain
 from kernelsmith_worker.correctness import bitwise_equal
 from kernelsmith_worker.inputs import (alias as _alias, free_memory_budget, map_tensors, nbytes,
                                       tensors_in, unversioned as _unversioned)
@@ -100,6 +105,10 @@ class RotatingInputs:
         a range, sorted rows), or None."""
         self._base = base
         self._domains = domain.by_id(base) if domain is not None else {}
+        # inputs whose structure (a float tensor's zeros, a boolean tensor's values) changes
+        # between draws: every refresh breaks it in a few runs (_break_structure)
+        self._varies = domain.varying_ids(base) if domain is not None else set()
+        self._typical: dict[int, float] = {}  # per such float input: mean |non-zero value|
         # per base tensor: the draws as drawn (host memory; one of them is compared with its
         # device copy at every tampered(), so a candidate that rewrites the bases to choose
         # the timed inputs, ids that slow the reference say, is found), and its values in
@@ -276,6 +285,7 @@ class RotatingInputs:
         scale = _rand(self.slots, generator=self._gen, device=self._dev, dtype=torch.float32)
         scale = scale * 0.5 + 0.5
         pick = self._picks()
+        runs = self._slot_runs()
         for base, pool, slots, kind in self._pools:
             stack = self._stacks[id(base)]
             if self.mixed:
@@ -318,7 +328,61 @@ class RotatingInputs:
                 torch._foreach_copy_(rows, bases)
             else:
                 continue
+            if id(base) in self._varies:
+                self._break_structure(base, pool, runs)
             torch._foreach_copy_(slots, rows)
+
+    def _slot_runs(self) -> list[dict[int, list[tuple[int, int]]]]:
+        """Per slot, the runs of each tensor size that break a structure (_break_structure):
+        stress.STRUCTURE_RUNS runs, 1 to SPIKE_RUN_MAX elements long (log-uniform), at
+        places from the OS's entropy, shared by a slot's tensors of one size (a mask and the
+        values it masks); drawn on the host, so a refresh makes no device round trip."""
+        out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in range(self.slots)]
+        for base, *_ in self._pools:
+            n = base.numel()
+            if id(base) not in self._varies or n < stress.SPARSE_MIN_NUMEL:
+                continue
+            for runs in out:
+                if n not in runs:
+                    lengths = [min(stress.SPIKE_RUN_MAX, max(1, int(math.exp(
+                        self._pick.random() * math.log(stress.SPIKE_RUN_MAX)))))
+                        for _ in range(stress.STRUCTURE_RUNS)]
+                    runs[n] = [(self._pick.randrange(n - length + 1), length)
+                               for length in lengths]
+        return out
+
+    def _break_structure(self, base: torch.Tensor, pool: torch.Tensor,
+                         runs: list[dict[int, list[tuple[int, int]]]]) -> None:
+        """In each slot's row of `pool`, the slot's runs for base's size: a boolean input's
+        values flipped, a float input's zeros given its mean magnitude over the draws with a
+        random sign (its non-zero values kept). A kernel that infers such a structure from a
+        part of its input (one row's support for every row's, a mask's length by binary
+        search) is off on the timed checks wherever a run lands outside that part."""
+        n = base.numel()
+        if n < stress.SPARSE_MIN_NUMEL:
+            return
+        slots, cols = [], []
+        for j, by_size in enumerate(runs):
+            for start, length in by_size.get(n, []):
+                slots += [j] * length
+                cols += range(start, start + length)
+        if not cols:
+            return
+        at = (torch.tensor(slots, device=self._dev), torch.tensor(cols, device=self._dev))
+        flat = pool.view(self.slots, n)
+        vals = flat[at]
+        if pool.dtype == torch.bool:
+            flat[at] = ~vals
+            return
+        key = id(base)
+        if key not in self._typical:
+            mags = self._stacks[key].abs()
+            count = int(torch.count_nonzero(mags))
+            self._typical[key] = float(mags.to(torch.float64).sum()) / count if count else 1.0
+        sign = torch.where(torch.rand(vals.shape, generator=self._gen, device=self._dev) < 0.5,
+                           -1.0, 1.0)
+        flat[at] = torch.where(vals == 0, (sign * self._typical[key]).to(vals.dtype), vals)
+        value_domain.project(pool, self._domains.get(key))
 
     def _mix(self, base: torch.Tensor, stack: torch.Tensor, pool: torch.Tensor,
              pick: list[int]) -> None:

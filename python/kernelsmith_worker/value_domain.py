@@ -90,6 +90,11 @@ class ValueDomain:
         """The restricted tensors of `base` (shaped like the draws), by id()."""
         return {id(t): d for t, d in zip(tensors_in(base), self.tensors) if d is not None}
 
+    def varying_ids(self, base: list[Any]) -> set[int]:
+        """The id()s of `base`'s tensors (shaped like the draws) whose structure changes
+        between draws."""
+        return {id(t) for t, v in zip(tensors_in(base), self.varies) if v}
+
     def project_inputs(self, inputs: list[Any]) -> list[Any]:
         """inputs with every restricted tensor projected (project); the rest as they are."""
         domains = iter(self.tensors)

@@ -506,3 +506,38 @@ def test_normwise_figures_are_the_same_in_chunks_as_whole(monkeypatch):
     bad = out.clone()
     bad[9_000] = math.nan  # a finite position of the reference, in the last chunk
     assert stress._error_and_norm(bad, ref) is None
+
+
+def test_refresh_breaks_a_structure_that_changes_between_draws_and_keeps_a_fixed_one():
+    from kernelsmith_worker.value_domain import Observer
+
+    def draw():
+        lengths = torch.randint(1, 513, (8,))
+        support = (torch.rand(1, 512) < 0.25).float()
+        return [torch.randn(8, 512) * support, torch.arange(512)[None, :] < lengths[:, None],
+                torch.tril(torch.randn(32, 32))]
+
+    draws = [draw() for _ in range(4)]
+    obs = Observer(torch.device("cpu"))
+    for d in draws:
+        obs.add(d)
+    domain = obs.domain([])
+    assert domain.varies == (True, True, False)
+    rot = RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
+                         draws=draws[1:], domain=domain)
+    assert rot.use(8) == 8
+    broken_masks = filled = 0
+    for _ in range(4):
+        rot.refresh()
+        for j in range(8):
+            x, mask, tri = rot.args(j)
+            prefix = mask.cumsum(dim=1) == torch.arange(1, 513)
+            broken_masks += int(not bool((prefix | ~mask).all()))
+            # zeros outside every draw's support: filled only by a run
+            off = torch.stack([d[0] == 0 for d in draws]).all(dim=0)
+            filled += int(bool((x[off] != 0).any()))
+            assert torch.equal(tri == 0, draws[0][2] == 0) or any(
+                torch.equal(tri == 0, d[2] == 0) for d in draws)  # the triangle kept
+            assert int((x[off] != 0).sum()) <= 4 * 16  # a few runs, not a redraw
+    assert broken_masks >= 24 and filled >= 16  # nearly every slot of every refresh
+    assert rot.tampered() is None  # the slots are what the refresh wrote
