@@ -182,12 +182,15 @@ def _spikes(t: torch.Tensor, gen: torch.Generator, runs: list[tuple[int, int]] |
     largest = float(mags.max())
     if not math.isfinite(largest) or (largest == 0.0 and not structure):
         return res.copy_(t)
-    nonzero = int(torch.count_nonzero(mags))
-    typical = float(mags.to(wide).sum()) / nonzero if nonzero else 1.0
+    typical = 0.0  # the mean magnitude of t's non-zero values (a filled zero's)
+    if structure:
+        nonzero = int(torch.count_nonzero(mags))
+        typical = float(mags.to(wide).sum()) / nonzero if nonzero else 1.0
     limit = max(1.0, spike_cap(t.dtype) / max(largest, typical))
-    out = flat.clone()  # logical order; only the runs are rewritten (a run that overlaps an
+    # logical order; only the runs are rewritten (where runs overlap, the later one's values)
+    out = flat.clone()
     runs = runs if runs is not None else _runs(n, SPIKE_RUN_MAX, gen, t.device)
-    for i, (start, length) in enumerate(runs):  # earlier one wins there)
+    for i, (start, length) in enumerate(runs):
         factor = max(1.0, min(SPIKE_SHARE * n / length, limit))
         run = flat[start:start + length].to(wide)
         if structure and i < STRUCTURE_RUNS:
@@ -221,7 +224,8 @@ class _Runs:
 
 def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator, runs: _Runs | None = None,
             structure: bool = False) -> torch.Tensor:
-    if kind == "spikes" and structure and t.dtype == torch.bool and t.numel() >= SPARSE_MIN_NUMEL:
+    if kind == "spikes" and structure and t.dtype == torch.bool \
+            and t.numel() >= SPARSE_MIN_NUMEL:
         return _flipped(t, runs.of(t) if runs is not None else _runs(
             t.numel(), SPIKE_RUN_MAX, gen, t.device))
     if not t.is_floating_point() or t.numel() == 0:
