@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from typing import Any
 
 import torch
@@ -135,26 +136,35 @@ _rand = torch.rand
 _Generator = torch.Generator
 
 
-def _runs(n: int, longest: int, gen: torch.Generator,
-          dev: torch.device) -> list[tuple[int, int]]:
-    """BLOCK_RUNS (start, length) runs of consecutive elements of an n-element tensor (in
-    logical order), 1 to `longest` long (log-uniform), at uniform places."""
-    u = _rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
-    lengths = (u * math.log(longest)).exp().floor().clamp(1, longest).long()
-    at = (_rand(BLOCK_RUNS, generator=gen, device=dev, dtype=torch.float64)
-          * (n - lengths + 1)).floor().long()
-    return list(zip(at.tolist(), lengths.tolist(), strict=True))
+def runs(n: int, longest: int, rnd: random.Random,
+         count: int = BLOCK_RUNS) -> list[tuple[int, int]]:
+    """`count` (start, length) runs of consecutive elements of an n-element tensor (in
+    logical order), 1 to `longest` long (log-uniform), at uniform places; drawn on the host
+    from `rnd` (no device round trip)."""
+    out = []
+    for _ in range(count):
+        length = min(longest, max(1, int(math.exp(rnd.random() * math.log(longest)))))
+        out.append((rnd.randrange(n - length + 1), length))
+    return out
 
 
-def _blocks(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """t's values, each of BLOCK_RUNS random runs (_runs) divided by its length, every other
+def mean_magnitude(t: torch.Tensor) -> float:
+    """The mean magnitude of t's non-zero values (1.0 where it has none): what a zero that
+    breaks a structure is given."""
+    mags = t.abs()
+    nonzero = int(torch.count_nonzero(mags))
+    return float(mags.to(torch.float64).sum()) / nonzero if nonzero else 1.0
+
+
+def _blocks(t: torch.Tensor, rnd: random.Random) -> torch.Tensor:
+    """t's values, each of BLOCK_RUNS random runs (runs()) divided by its length, every other
     value divided by t's size; t's strides."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     scale = torch.full((n,), 1.0 / n, dtype=torch.float32, device=t.device)
-    for start, length in _runs(n, BLOCK_RUN_MAX, gen, t.device):
+    for start, length in runs(n, BLOCK_RUN_MAX, rnd):
         scale[start:start + length] = 1.0 / length
     flat = t.detach().reshape(-1)
     return res.copy_((flat * scale.to(flat.dtype)).view(t.shape))
@@ -165,32 +175,27 @@ def spike_cap(dtype: torch.dtype) -> float:
     return SPIKE_CAP.get(dtype, SPIKE_CAP[torch.float32])
 
 
-def _spikes(t: torch.Tensor, gen: torch.Generator, runs: list[tuple[int, int]] | None = None,
+def _spikes(t: torch.Tensor, gen: torch.Generator, places: _Runs,
             structure: bool = False) -> torch.Tensor:
-    """t's values, each of BLOCK_RUNS random runs (_runs, up to SPIKE_RUN_MAX long; `runs`
-    where given) of length L multiplied by SPIKE_SHARE * n / L, or less where that would take
-    a value of t past spike_cap(t.dtype) (never by less than 1); every other value as it is;
-    t's strides. `structure`: the first STRUCTURE_RUNS runs' zeros take a random sign times
-    the mean magnitude of t's non-zero values first."""
+    """t's values, each of BLOCK_RUNS random runs (`places`, up to SPIKE_RUN_MAX long) of
+    length L multiplied by SPIKE_SHARE * n / L, or less where that would take a value of t
+    past spike_cap(t.dtype) (never by less than 1); every other value as it is; t's strides.
+    `structure`: the first STRUCTURE_RUNS runs' zeros take a random sign times the mean
+    magnitude of t's non-zero values first."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     flat = t.detach().reshape(-1)
     wide = torch.promote_types(flat.dtype, torch.float32)
-    mags = flat.abs()
-    largest = float(mags.max())
+    largest = float(flat.abs().max())
     if not math.isfinite(largest) or (largest == 0.0 and not structure):
         return res.copy_(t)
-    typical = 0.0  # the mean magnitude of t's non-zero values (a filled zero's)
-    if structure:
-        nonzero = int(torch.count_nonzero(mags))
-        typical = float(mags.to(wide).sum()) / nonzero if nonzero else 1.0
+    typical = mean_magnitude(flat) if structure else 0.0  # a filled zero's magnitude
     limit = max(1.0, spike_cap(t.dtype) / max(largest, typical))
     # logical order; only the runs are rewritten (where runs overlap, the later one's values)
     out = flat.clone()
-    runs = runs if runs is not None else _runs(n, SPIKE_RUN_MAX, gen, t.device)
-    for i, (start, length) in enumerate(runs):
+    for i, (start, length) in enumerate(places.of(t)):
         factor = max(1.0, min(SPIKE_SHARE * n / length, limit))
         run = flat[start:start + length].to(wide)
         if structure and i < STRUCTURE_RUNS:
@@ -200,10 +205,10 @@ def _spikes(t: torch.Tensor, gen: torch.Generator, runs: list[tuple[int, int]] |
     return res.copy_(out.view(t.shape))
 
 
-def _flipped(t: torch.Tensor, runs: list[tuple[int, int]]) -> torch.Tensor:
+def _flipped(t: torch.Tensor, spans: list[tuple[int, int]]) -> torch.Tensor:
     """A boolean tensor with its first STRUCTURE_RUNS runs flipped; t's strides."""
     out = t.detach().reshape(-1).clone()
-    for start, length in runs[:STRUCTURE_RUNS]:
+    for start, length in spans[:STRUCTURE_RUNS]:
         out[start:start + length] = ~out[start:start + length]
     return torch.empty_like(t).copy_(out.view(t.shape))
 
@@ -212,29 +217,27 @@ class _Runs:
     """The `spikes` runs of one draw, one set per tensor size: tensors of one size (a mask
     and the values it masks) have their runs at the same logical places."""
 
-    def __init__(self, gen: torch.Generator) -> None:
-        self._gen, self._by_size = gen, {}
+    def __init__(self, rnd: random.Random) -> None:
+        self.rnd, self._by_size = rnd, {}
 
     def of(self, t: torch.Tensor) -> list[tuple[int, int]]:
         n = t.numel()
         if n not in self._by_size:
-            self._by_size[n] = _runs(n, SPIKE_RUN_MAX, self._gen, t.device)
+            self._by_size[n] = runs(n, SPIKE_RUN_MAX, self.rnd)
         return self._by_size[n]
 
 
-def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator, runs: _Runs | None = None,
+def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator, places: _Runs,
             structure: bool = False) -> torch.Tensor:
     if kind == "spikes" and structure and t.dtype == torch.bool \
             and t.numel() >= SPARSE_MIN_NUMEL:
-        return _flipped(t, runs.of(t) if runs is not None else _runs(
-            t.numel(), SPIKE_RUN_MAX, gen, t.device))
+        return _flipped(t, places.of(t))
     if not t.is_floating_point() or t.numel() == 0:
         return t.detach().clone()
     if kind == "blocks":
-        return _blocks(t, gen)
+        return _blocks(t, places.rnd)
     if kind == "spikes":
-        return _spikes(t, gen, runs.of(t) if runs is not None and t.numel() >= SPARSE_MIN_NUMEL
-                       else None, structure)
+        return _spikes(t, gen, places, structure)
     z = _randn(t.shape, generator=gen, device=t.device, dtype=torch.float32)
     keep = t != 0
     if kind == "wide":
@@ -258,8 +261,9 @@ def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
         raise ValueError(f"unknown stress kind {kind!r}")
     gen = _Generator(device=dev)
     gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-    runs, varies = _Runs(gen), iter(domain.varies if domain is not None else ())
-    drawn = list(map_tensors(inputs, lambda t: _redraw(t, kind, gen, runs,
+    places = _Runs(random.Random(os.urandom(16)))
+    varies = iter(domain.varies if domain is not None else ())
+    drawn = list(map_tensors(inputs, lambda t: _redraw(t, kind, gen, places,
                                                        next(varies, False))))
     return domain.project_inputs(drawn) if domain is not None else drawn
 

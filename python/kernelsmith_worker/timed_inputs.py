@@ -334,21 +334,17 @@ class RotatingInputs:
 
     def _slot_runs(self) -> list[dict[int, list[tuple[int, int]]]]:
         """Per slot, the runs of each tensor size that break a structure (_break_structure):
-        stress.STRUCTURE_RUNS runs, 1 to SPIKE_RUN_MAX elements long (log-uniform), at
-        places from the OS's entropy, shared by a slot's tensors of one size (a mask and the
-        values it masks); drawn on the host, so a refresh makes no device round trip."""
+        stress.STRUCTURE_RUNS runs (stress.runs), at places from the OS's entropy, shared by a
+        slot's tensors of one size (a mask and the values it masks)."""
         out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in range(self.slots)]
         for base, *_ in self._pools:
             n = base.numel()
             if id(base) not in self._varies or n < stress.SPARSE_MIN_NUMEL:
                 continue
-            for runs in out:
-                if n not in runs:
-                    lengths = [min(stress.SPIKE_RUN_MAX, max(1, int(math.exp(
-                        self._pick.random() * math.log(stress.SPIKE_RUN_MAX)))))
-                        for _ in range(stress.STRUCTURE_RUNS)]
-                    runs[n] = [(self._pick.randrange(n - length + 1), length)
-                               for length in lengths]
+            for by_size in out:
+                if n not in by_size:
+                    by_size[n] = stress.runs(n, stress.SPIKE_RUN_MAX, self._pick,
+                                             stress.STRUCTURE_RUNS)
         return out
 
     def _break_structure(self, base: torch.Tensor, pool: torch.Tensor,
@@ -376,9 +372,7 @@ class RotatingInputs:
             return
         key = id(base)
         if key not in self._typical:
-            mags = self._stacks[key].abs()
-            count = int(torch.count_nonzero(mags))
-            self._typical[key] = float(mags.to(torch.float64).sum()) / count if count else 1.0
+            self._typical[key] = stress.mean_magnitude(self._stacks[key])
         sign = torch.where(torch.rand(vals.shape, generator=self._gen, device=self._dev) < 0.5,
                            -1.0, 1.0)
         flat[at] = torch.where(vals == 0, (sign * self._typical[key]).to(vals.dtype), vals)
