@@ -121,7 +121,7 @@ class RotatingInputs:
         self._finite_inputs = {key for key, st in self._stacks.items()
                                if st.is_floating_point() and bool(torch.isfinite(st).all())}
         self.draws = len(draws) if draws else 0
-        self._chunks: dict[int, tuple[int, torch.Tensor]] = {}  # _mixable, made on first use
+        self._chunks: dict[int, tuple[int, torch.Tensor]] = {}  # _plain_chunks, per input
         self.mixed = mixed and self.draws > 1
         self._pick = random.SystemRandom()
         self._dev = dev
@@ -168,12 +168,24 @@ class RotatingInputs:
                 self._spacers.append(torch.empty(rnd.randrange(1, 1 << 16), dtype=torch.uint8,
                                                  device=t.device))
             slots[id(t)] = [x for x in own if x is not None]
-            self._pools.append((t, pool, slots[id(t)], _refresh_kind(t)))
+            kind = _refresh_kind(t)
+            self._pools.append((t, pool, slots[id(t)], kind))
+            self._made_once(t, kind)
         for j in range(want):
             self._ref_args.append(list(map_tensors(self._base,
                                                    lambda t, j=j: slots[id(t)][j])))
         self._fresh_args()
         return want
+
+    def _made_once(self, t: torch.Tensor, kind: str) -> None:
+        """What every refresh of t reads and is made once (its chunks' plainness, its mean
+        magnitude), made here rather than on a refresh: every refresh then launches the same
+        kernels, which the launch accounting records once and subtracts per sample."""
+        key = id(t)
+        if kind == "float" and self.draws >= 2 and key not in self._chunks:
+            self._chunks[key] = _plain_chunks(self._stacks[key])
+        if key in self._varies and t.is_floating_point() and key not in self._typical:
+            self._typical[key] = stress.mean_magnitude(self._stacks[key])
 
     def _fresh_args(self) -> None:
         """The candidate's tensor objects over the slots' memory, new ones at every refresh:
@@ -371,8 +383,6 @@ class RotatingInputs:
             flat[at] = ~vals
             return
         key = id(base)
-        if key not in self._typical:
-            self._typical[key] = stress.mean_magnitude(self._stacks[key])
         sign = torch.where(torch.rand(vals.shape, generator=self._gen, device=self._dev) < 0.5,
                            -1.0, 1.0)
         flat[at] = torch.where(vals == 0, (sign * self._typical[key]).to(vals.dtype), vals)
@@ -382,9 +392,9 @@ class RotatingInputs:
              pick: list[int]) -> None:
         """pool[j] = draw pick[j], each chunk of C elements (C = 64 where the size allows)
         replaced with a coin's chance by the same chunk of another draw, where both chunks
-        are plain (_mixable): one gather of whole chunks, a coin per chunk, no pass per
+        are plain (_plain_chunks): one gather of whole chunks, a coin per chunk, no pass per
         element beyond the copy."""
-        size, ok = self._mixable(base, stack)
+        size, ok = self._chunks[id(base)]
         rows = stack.shape[0]
         n = ok.shape[1]
         first = torch.tensor(pick, device=self._dev)
@@ -396,17 +406,6 @@ class RotatingInputs:
         src += torch.arange(n, device=self._dev)
         torch.index_select(stack.reshape(rows * n, size), 0, src.view(-1),
                            out=pool.view(len(pick) * n, size))
-
-    def _mixable(self, base: torch.Tensor, stack: torch.Tensor) -> tuple[int, torch.Tensor]:
-        """(C, ok[D, n / C]): the chunk size (64, 16, 4 or 1 elements, the largest that
-        divides the input's size) and, per draw, which chunks hold only non-zero finite
-        values (made once per input)."""
-        if id(base) not in self._chunks:
-            numel = base.numel()
-            size = next(c for c in (64, 16, 4, 1) if numel % c == 0)
-            v = stack.reshape(stack.shape[0], numel // size, size)
-            self._chunks[id(base)] = (size, ((v != 0) & torch.isfinite(v)).all(dim=2))
-        return self._chunks[id(base)]
 
     def _picks(self) -> list[int]:
         """Per slot, the draw its base comes from (from the OS's entropy)."""
@@ -522,6 +521,16 @@ def _random_signs(pool: torch.Tensor, gen: torch.Generator) -> None:
 
 def _layout_of(t: torch.Tensor) -> tuple:
     return (t.data_ptr(), tuple(t.shape), t.stride(), t.storage_offset(), t.dtype)
+
+
+def _plain_chunks(stack: torch.Tensor) -> tuple[int, torch.Tensor]:
+    """(C, ok[D, n / C]): the chunk size (64, 16, 4 or 1 elements, the largest that divides
+    the input's size) and, per draw of `stack` [D, ...], which chunks hold only non-zero
+    finite values (TimedInputs._mix)."""
+    numel = stack[0].numel()
+    size = next(c for c in (64, 16, 4, 1) if numel % c == 0)
+    v = stack.reshape(stack.shape[0], numel // size, size)
+    return size, ((v != 0) & torch.isfinite(v)).all(dim=2)
 
 
 def _refresh_kind(t: torch.Tensor) -> str:

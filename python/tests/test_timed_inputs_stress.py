@@ -541,3 +541,42 @@ def test_refresh_breaks_a_structure_that_changes_between_draws_and_keeps_a_fixed
             assert int((x[off] != 0).sum()) <= 4 * 16  # a few runs, not a redraw
     assert broken_masks >= 24 and filled >= 16  # nearly every slot of every refresh
     assert rot.tampered() is None  # the slots are what the refresh wrote
+
+
+def test_every_refresh_runs_the_same_operations():
+    """The launch accounting records the evaluator's refresh once and subtracts it per
+    sample: a refresh that made something on first use (launching more) was read on the GPU
+    as a kernel log that missed the evaluator's launches."""
+    from collections import Counter
+
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from kernelsmith_worker.value_domain import Observer
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = Counter()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops[str(func)] += 1
+            return func(*args, **(kwargs or {}))
+
+    def draw():
+        support = (torch.rand(1, 512) < 0.25).float()
+        return [torch.randn(8, 512) * support, torch.randn(8, 512),
+                torch.randint(0, 100, (4096,))]
+
+    draws = [draw() for _ in range(4)]
+    obs = Observer(torch.device("cpu"))
+    for d in draws:
+        obs.add(d)
+    rot = RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
+                         draws=draws[1:], domain=obs.domain([]))
+    rot.use(4)
+    seen = []
+    for signed in (False, False, True, True):
+        with Ops() as mode:
+            rot.refresh(signed)
+        seen.append(mode.ops)
+    assert seen[0] == seen[1] and seen[2] == seen[3]
