@@ -268,10 +268,28 @@ def stress_inputs(inputs: list[Any], kind: str, dev: torch.device,
     return domain.project_inputs(drawn) if domain is not None else drawn
 
 
+def real_view(t: torch.Tensor) -> torch.Tensor:
+    """A complex tensor as its real and imaginary parts ([..., 2] of the real dtype), any
+    other tensor as it is: every comparison of values judges both parts alike (a float64
+    conversion of a complex tensor keeps the real part only)."""
+    return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+
+
+def real_views(out: Any, ref: torch.Tensor) -> tuple[Any, torch.Tensor] | None:
+    """(out, ref) through real_view where ref is complex; None where ref is complex and out
+    is not a complex tensor of its shape."""
+    if not ref.is_complex():
+        return out, ref
+    if not (isinstance(out, torch.Tensor) and out.is_complex() and out.shape == ref.shape):
+        return None
+    return real_view(out), real_view(ref)
+
+
 def finite(out: Any) -> bool:
     """True when every floating point value of the output (tensors, nested) is finite."""
     if isinstance(out, torch.Tensor):
-        return not out.is_floating_point() or bool(torch.isfinite(out).all())
+        return not (out.is_floating_point() or out.is_complex()) \
+            or bool(torch.isfinite(out).all())
     if isinstance(out, (list, tuple)):
         return all(finite(o) for o in out)
     if isinstance(out, float):
@@ -310,7 +328,11 @@ def normwise_error(out: Any, ref: Any, atol: float, rtol: float) -> tuple[bool, 
         return (out == ref), f"output {out!r} != reference {ref!r}"
     if not isinstance(out, torch.Tensor) or out.shape != ref.shape:
         return False, "output shape differs from the reference"
-    if not (ref.is_floating_point() or ref.is_complex()):
+    views = real_views(out, ref)
+    if views is None:
+        return False, "output is not complex where the reference is"
+    out, ref = views
+    if not ref.is_floating_point():
         same = bool(torch.equal(out, ref))
         return same, "" if same else "integer output differs from the reference"
     norms = _error_and_norm(out, ref)
@@ -332,7 +354,13 @@ def normwise_rel_error(out: Any, ref: Any) -> float:
     if isinstance(ref, (list, tuple)) and isinstance(out, (list, tuple)):
         return max((normwise_rel_error(o, r) for o, r in zip(out, ref)), default=0.0)
     if not (isinstance(ref, torch.Tensor) and isinstance(out, torch.Tensor)) \
-            or not ref.is_floating_point() or out.shape != ref.shape:
+            or out.shape != ref.shape:
+        return 0.0
+    views = real_views(out, ref)
+    if views is None:
+        return math.inf
+    out, ref = views
+    if not ref.is_floating_point():
         return 0.0
     norms = _error_and_norm(out, ref)
     if norms is None:

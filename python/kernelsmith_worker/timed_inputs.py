@@ -452,6 +452,7 @@ def self_gap(a: object, b: object) -> float:
         return 0.0 if a == b else math.inf
     if not isinstance(a, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
         return math.inf
+    a, b = stress.real_view(a), stress.real_view(b)
     if not b.is_floating_point():
         return 0.0 if torch.equal(a, b) else math.inf
     fa, fb = torch.isfinite(a), torch.isfinite(b)
@@ -481,10 +482,11 @@ def _agree_where_finite(cand: object, ref: object,
     if isinstance(ref, (list, tuple)):
         return isinstance(cand, (list, tuple)) and len(cand) == len(ref) and all(
             _agree_where_finite(c, r, agree) for c, r in zip(cand, ref, strict=True))
-    if not isinstance(ref, torch.Tensor) or not ref.is_floating_point():
+    if not isinstance(ref, torch.Tensor) or not (ref.is_floating_point() or ref.is_complex()):
         return agree(cand, ref)
     if not isinstance(cand, torch.Tensor) or cand.shape != ref.shape or cand.dtype != ref.dtype:
         return False
+    cand, ref = stress.real_view(cand), stress.real_view(ref)
     nan, inf = torch.isnan(ref), torch.isinf(ref)
     if not torch.equal(torch.isnan(cand), nan) or not torch.equal(cand[inf], ref[inf]):
         return False

@@ -580,3 +580,20 @@ def test_every_refresh_runs_the_same_operations():
             rot.refresh(signed)
         seen.append(mode.ops)
     assert seen[0] == seen[1] and seen[2] == seen[3]
+
+
+def test_complex_outputs_are_judged_on_both_parts():
+    from kernelsmith_worker import stress
+    from kernelsmith_worker.timed_inputs import self_gap
+
+    angle = torch.rand(64, 256) * 6.28
+    ref = torch.polar(torch.ones_like(angle), angle)
+    real_only = torch.complex(ref.real, torch.zeros_like(ref.real))
+    assert stress.normwise_error(ref.clone(), ref, 1e-5, 1e-5)[0]
+    assert not stress.normwise_error(real_only, ref, 1e-5, 1e-5)[0]
+    assert not stress.normwise_error(ref.real.clone(), ref, 1e-5, 1e-5)[0]  # not complex
+    assert stress.normwise_rel_error(ref.clone(), ref) == 0.0
+    assert stress.normwise_rel_error(real_only, ref) > 0.5
+    assert self_gap(ref.clone(), ref) == 0.0 and self_gap(real_only, ref) > 100
+    assert self_gap(ref.conj().resolve_conj().conj(), ref) == 0.0  # a conjugate view
+    assert not stress.finite(torch.complex(ref.real, ref.imag / 0.0))
