@@ -47,10 +47,12 @@ structure) and integer/bool tensors as they are (indices, lengths):
   256 or a quarter of each 2048 passes 1.3-5.3 % of the sums' draws, every 2nd element 9 %,
   and MSEs over every 8th element or block 0.3-1 %; the subsampled MSE behind a range-and-
   mean probe (red-team r12_c03) passes 2 % at 2^22 (the draws where its probe saw a run).
-  Where the problem's draws change an input's structure (value_domain.py: its zeros, or a
-  boolean tensor's values, differ between draws), the first STRUCTURE_RUNS runs also break
-  it: zeros in such a float run take a random sign times the mean magnitude of the
-  tensor's non-zero values (then scaled with the run), and such a boolean run is flipped.
+  Where the problem's draws change an input's structure (value_domain.py: where a float
+  tensor is zero or not finite, or a boolean or 0/1 integer tensor's values, differ between
+  draws), the first STRUCTURE_RUNS runs also break it (broken()): zeros and non-finite
+  values (a -inf padding) in such a float run take a random sign times the mean magnitude
+  of the tensor's finite non-zero values (then scaled with the run), and such a boolean or
+  0/1 run is flipped.
   Tensors of one size share their runs, so a flipped stretch of a mask lands on spiked
   values of the tensor it masks. A kernel that infers the structure from a small part of
   the input (the support of one row taken for every row's, a mask's length found by binary
@@ -149,11 +151,25 @@ def runs(n: int, longest: int, rnd: random.Random,
 
 
 def mean_magnitude(t: torch.Tensor) -> float:
-    """The mean magnitude of t's non-zero values (1.0 where it has none): what a zero that
-    breaks a structure is given."""
+    """The mean magnitude of t's finite non-zero values (1.0 where it has none): what a zero
+    or a non-finite value that breaks a structure is given."""
     mags = t.abs()
+    mags = torch.where(torch.isfinite(mags), mags, torch.zeros_like(mags))
     nonzero = int(torch.count_nonzero(mags))
     return float(mags.to(torch.float64).sum()) / nonzero if nonzero else 1.0
+
+
+def broken(vals: torch.Tensor, typical: float, gen: torch.Generator) -> torch.Tensor:
+    """A run of a tensor whose structure is data, that structure broken: booleans and 0/1
+    integers flipped; float zeros and non-finite values given a random sign times `typical`
+    (the tensor's mean_magnitude), the other values kept."""
+    if vals.dtype == torch.bool:
+        return ~vals
+    if not vals.is_floating_point():
+        return 1 - vals
+    sign = torch.where(_rand(vals.shape, generator=gen, device=vals.device) < 0.5, -1.0, 1.0)
+    return torch.where((vals == 0) | ~torch.isfinite(vals), (sign * typical).to(vals.dtype),
+                       vals)
 
 
 def _blocks(t: torch.Tensor, rnd: random.Random) -> torch.Tensor:
@@ -178,18 +194,19 @@ def spike_cap(dtype: torch.dtype) -> float:
 def _spikes(t: torch.Tensor, gen: torch.Generator, places: _Runs,
             structure: bool = False) -> torch.Tensor:
     """t's values, each of BLOCK_RUNS random runs (`places`, up to SPIKE_RUN_MAX long) of
-    length L multiplied by SPIKE_SHARE * n / L, or less where that would take a value of t
-    past spike_cap(t.dtype) (never by less than 1); every other value as it is; t's strides.
-    `structure`: the first STRUCTURE_RUNS runs' zeros take a random sign times the mean
-    magnitude of t's non-zero values first."""
+    length L multiplied by SPIKE_SHARE * n / L, or less where that would take a finite value
+    of t past spike_cap(t.dtype) (never by less than 1); every other value as it is; t's
+    strides. Non-finite values stay what they are. `structure`: the first STRUCTURE_RUNS
+    runs are broken() first."""
     n = t.numel()
     res = torch.empty_like(t)
     if n < SPARSE_MIN_NUMEL:
         return res.copy_(t)
     flat = t.detach().reshape(-1)
     wide = torch.promote_types(flat.dtype, torch.float32)
-    largest = float(flat.abs().max())
-    if not math.isfinite(largest) or (largest == 0.0 and not structure):
+    mags = flat.abs()
+    largest = float(torch.where(torch.isfinite(mags), mags, torch.zeros_like(mags)).max())
+    if largest == 0.0 and not structure:
         return res.copy_(t)
     typical = mean_magnitude(flat) if structure else 0.0  # a filled zero's magnitude
     limit = max(1.0, spike_cap(t.dtype) / max(largest, typical))
@@ -199,17 +216,18 @@ def _spikes(t: torch.Tensor, gen: torch.Generator, places: _Runs,
         factor = max(1.0, min(SPIKE_SHARE * n / length, limit))
         run = flat[start:start + length].to(wide)
         if structure and i < STRUCTURE_RUNS:
-            sign = torch.where(_rand(length, generator=gen, device=t.device) < 0.5, -1.0, 1.0)
-            run = torch.where(run == 0, sign.to(wide) * typical, run)
+            run = broken(run, typical, gen)
         out[start:start + length] = run * factor
     return res.copy_(out.view(t.shape))
 
 
-def _flipped(t: torch.Tensor, spans: list[tuple[int, int]]) -> torch.Tensor:
-    """A boolean tensor with its first STRUCTURE_RUNS runs flipped; t's strides."""
+def _flipped(t: torch.Tensor, spans: list[tuple[int, int]],
+             gen: torch.Generator) -> torch.Tensor:
+    """A boolean or 0/1 integer tensor with its first STRUCTURE_RUNS runs broken(); t's
+    strides."""
     out = t.detach().reshape(-1).clone()
     for start, length in spans[:STRUCTURE_RUNS]:
-        out[start:start + length] = ~out[start:start + length]
+        out[start:start + length] = broken(out[start:start + length], 0.0, gen)
     return torch.empty_like(t).copy_(out.view(t.shape))
 
 
@@ -229,9 +247,9 @@ class _Runs:
 
 def _redraw(t: torch.Tensor, kind: str, gen: torch.Generator, places: _Runs,
             structure: bool = False) -> torch.Tensor:
-    if kind == "spikes" and structure and t.dtype == torch.bool \
-            and t.numel() >= SPARSE_MIN_NUMEL:
-        return _flipped(t, places.of(t))
+    if kind == "spikes" and structure and not t.is_floating_point() \
+            and t.numel() >= SPARSE_MIN_NUMEL:  # value_domain marks booleans and 0/1 ints only
+        return _flipped(t, places.of(t), gen)
     if not t.is_floating_point() or t.numel() == 0:
         return t.detach().clone()
     if kind == "blocks":

@@ -361,11 +361,12 @@ class RotatingInputs:
 
     def _break_structure(self, base: torch.Tensor, pool: torch.Tensor,
                          runs: list[dict[int, list[tuple[int, int]]]]) -> None:
-        """In each slot's row of `pool`, the slot's runs for base's size: a boolean input's
-        values flipped, a float input's zeros given its mean magnitude over the draws with a
-        random sign (its non-zero values kept). A kernel that infers such a structure from a
-        part of its input (one row's support for every row's, a mask's length by binary
-        search) is off on the timed checks wherever a run lands outside that part."""
+        """In each slot's row of `pool`, the slot's runs for base's size broken
+        (stress.broken: booleans and 0/1 integers flipped, a float input's zeros and
+        non-finite values given its mean magnitude over the draws with a random sign). A
+        kernel that infers such a structure from a part of its input (one row's support for
+        every row's, a mask's or a -inf padding's length by binary search) is off on the
+        timed checks wherever a run lands outside that part."""
         n = base.numel()
         if n < stress.SPARSE_MIN_NUMEL:
             return
@@ -378,15 +379,8 @@ class RotatingInputs:
             return
         at = (torch.tensor(slots, device=self._dev), torch.tensor(cols, device=self._dev))
         flat = pool.view(self.slots, n)
-        vals = flat[at]
-        if pool.dtype == torch.bool:
-            flat[at] = ~vals
-            return
-        key = id(base)
-        sign = torch.where(torch.rand(vals.shape, generator=self._gen, device=self._dev) < 0.5,
-                           -1.0, 1.0)
-        flat[at] = torch.where(vals == 0, (sign * self._typical[key]).to(vals.dtype), vals)
-        value_domain.project(pool, self._domains.get(key))
+        flat[at] = stress.broken(flat[at], self._typical.get(id(base), 0.0), self._gen)
+        value_domain.project(pool, self._domains.get(id(base)))
 
     def _mix(self, base: torch.Tensor, stack: torch.Tensor, pool: torch.Tensor,
              pick: list[int]) -> None:

@@ -20,9 +20,10 @@ refresh jitters, rescales and flips signs. Two kinds of problem cannot take ever
   an input is sorted along its last dimension after the transformation.
 
 The observer also records which inputs carry a structure that changes from draw to draw:
-a float tensor whose zeros are elsewhere in another draw (a random block-sparse support, a
-dropout mask), a boolean tensor with other values (random masks, prefix masks of random
-lengths). Such a structure is data the kernel must read: the `spikes` stress draw breaks it
+a float tensor whose zeros or non-finite values are elsewhere in another draw (a random
+block-sparse support, a dropout mask, attention scores with a -inf padding of random
+length), a boolean tensor or an integer tensor of 0s and 1s with other values (random
+masks, prefix masks of random lengths, a tokenizer's attention mask). Such a structure is data the kernel must read: the `spikes` stress draw breaks it
 in a few runs (stress.py). A structure every draw repeats (a triangle, a band, a fixed
 causal mask) is the problem's own and is kept.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -76,8 +78,8 @@ class ValueDomain:
                  varies: Iterable[bool] = ()) -> None:
         self.tensors = tuple(tensors)
         self.ops = sorted(ops)
-        # per input tensor: whether its zeros (floats) or values (booleans) changed between
-        # draws (the structure is data)
+        # per input tensor: whether its zeros and non-finite values (floats) or its values
+        # (booleans, 0/1 integers) changed between draws (the structure is data)
         self.varies = tuple(varies) or (False,) * len(self.tensors)
 
     def restricts(self) -> bool:
@@ -157,20 +159,32 @@ STRUCTURE_CHUNK = 1 << 24  # elements compared at once (_structure_differs)
 
 
 def _structure_differs(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Whether two draws of one input differ in structure: floats where one is zero and the
-    other is not, booleans anywhere; other shapes or dtypes count as different, integer
-    tensors never (indices and lengths keep their values in the stress draws)."""
+    """Whether two draws of one input differ in structure: floats where one is zero or not
+    finite and the other is not, booleans anywhere, integer tensors holding only 0 and 1 (a
+    mask) anywhere; other shapes or dtypes count as different, other integer tensors never
+    (indices and lengths keep their values in the stress draws)."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return True
     if a.is_floating_point():
-        same = lambda x, y: bool(((x == 0) == (y.to(x.device) == 0)).all())  # noqa: E731
-    elif a.dtype == torch.bool:
-        same = lambda x, y: bool((x == y.to(x.device)).all())  # noqa: E731
-    else:
+        return not all(bool(((x == 0) == (y == 0)).all())
+                       and bool((torch.isfinite(x) == torch.isfinite(y)).all())
+                       for x, y in _chunks(a, b))
+    if a.dtype != torch.bool and not all(_zero_one(x) and _zero_one(y)
+                                         for x, y in _chunks(a, b)):
         return False
+    return not all(bool((x == y).all()) for x, y in _chunks(a, b))
+
+
+def _chunks(a: torch.Tensor, b: torch.Tensor) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """a's and b's elements STRUCTURE_CHUNK at a time, b's moved to a's device a chunk at a
+    time."""
     fa, fb = a.reshape(-1), b.detach().reshape(-1)
-    return not all(same(fa[i:i + STRUCTURE_CHUNK], fb[i:i + STRUCTURE_CHUNK])
-                   for i in range(0, fa.numel(), STRUCTURE_CHUNK))
+    for i in range(0, fa.numel(), STRUCTURE_CHUNK):
+        yield fa[i:i + STRUCTURE_CHUNK], fb[i:i + STRUCTURE_CHUNK].to(fa.device)
+
+
+def _zero_one(t: torch.Tensor) -> bool:
+    return bool(((t == 0) | (t == 1)).all())
 
 
 def _stats(t: torch.Tensor, dev: torch.device) -> tuple[float, float, bool, bool]:

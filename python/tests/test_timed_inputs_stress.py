@@ -597,3 +597,31 @@ def test_complex_outputs_are_judged_on_both_parts():
     assert self_gap(ref.clone(), ref) == 0.0 and self_gap(real_only, ref) > 100
     assert self_gap(ref.conj().resolve_conj().conj(), ref) == 0.0  # a conjugate view
     assert not stress.finite(torch.complex(ref.real, ref.imag / 0.0))
+
+
+def test_refresh_breaks_a_non_finite_padding_and_an_integer_mask():
+    from kernelsmith_worker.value_domain import Observer
+
+    def draw():
+        pad = torch.arange(512)[None, :] < torch.randint(1, 513, (8, 1))
+        return [torch.randn(8, 512).masked_fill(pad, -math.inf), (~pad).long()]
+
+    draws = [draw() for _ in range(4)]
+    obs = Observer(torch.device("cpu"))
+    for d in draws:
+        obs.add(d)
+    rot = RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
+                         draws=draws[1:], domain=obs.domain([]))
+    rot.use(8)
+    filled = flipped = 0
+    for _ in range(4):
+        rot.refresh()
+        for j in range(8):
+            s, m = rot.args(j)
+            suffix = torch.isfinite(s).int().cummax(dim=1).values == torch.isfinite(s).int()
+            filled += int(not bool(suffix.all()))  # a finite value inside the padding
+            ones = m.cummax(dim=1).values == m
+            flipped += int(not bool(ones.all()))  # a 0 after a 1: not a left padding
+            assert bool(((m == 0) | (m == 1)).all())
+    assert filled >= 16 and flipped >= 16
+    assert rot.tampered() is None

@@ -1,5 +1,6 @@
 """The value domain (value_domain.py) the stress trials and the timed refresh keep."""
 
+import math
 import types
 
 import torch
@@ -194,6 +195,42 @@ def test_spikes_break_a_structure_that_changes_between_draws_where_the_runs_are(
     rows = flipped.any(dim=1)
     prefix = mask.cumsum(dim=1) == torch.arange(1, 257)  # a prefix: every bit up to j set
     assert not bool((prefix | ~mask).all(dim=1)[rows].all())
+
+
+def test_non_finite_padding_and_integer_masks_that_change_between_draws_are_structure():
+    causal = torch.full((16, 16), -math.inf).triu(1)  # one pattern for every draw
+    obs = Observer(CPU)
+    for _ in range(3):
+        lengths = torch.randint(1, 65, (8, 1))
+        pad = torch.arange(64)[None, :] >= lengths
+        obs.add([torch.randn(8, 64).masked_fill(pad, -math.inf), torch.randn(16, 16) + causal,
+                 (~pad).long(), torch.randint(0, 9, (8, 64)), torch.randint(0, 2, (8, 64)) + 1])
+    # -inf padding of random lengths, a 0/1 int64 mask: data; a fixed causal -inf pattern,
+    # labels, and 1/2 values: not (only 0/1 integer tensors are masks)
+    assert obs.domain([]).varies == (True, False, True, False, False)
+
+
+class LeftPaddedSum(torch.nn.Module):
+    def forward(self, scores, mask):
+        return torch.softmax(scores, dim=1), (scores.nan_to_num(neginf=0.0) * mask).sum(dim=1)
+
+
+def _padded_inputs():
+    lengths = torch.randint(1, 257, (16, 1))
+    pad = torch.arange(256)[None, :] < lengths  # left padding
+    return [torch.randn(16, 256).masked_fill(pad, -math.inf), (~pad).long()]
+
+
+def test_spikes_break_a_non_finite_padding_and_an_integer_mask():
+    trials = _trials(LeftPaddedSum(), _padded_inputs, "left_padded")
+    assert trials.domain.varies == (True, True)
+    s0, m0 = trials.pristine(0).inputs
+    s, m = trials.stress("spikes").inputs
+    assert m.dtype == torch.int64 and bool(((m == 0) | (m == 1)).all())
+    assert bool((m != m0).any())  # runs of the mask flipped
+    filled = torch.isinf(s0) & torch.isfinite(s)
+    assert bool(filled.any()) and int(filled.sum()) <= 4 * 16  # a few runs, not a redraw
+    assert bool(torch.isfinite(s[~torch.isinf(s0)]).all())  # finite values stay finite
 
 
 def test_spikes_fill_zeros_of_a_random_support_but_keep_a_triangle():
