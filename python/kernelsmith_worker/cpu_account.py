@@ -7,8 +7,9 @@ clock is read, then the process's (snapshot()):
 - the timing thread's clock and those of the threads that are not the evaluator's give
   their CPU inside the sample (a thread that starts inside it counts whole);
 - the process clock less every live thread's clock is the CPU of the threads that ended
-  (ended_ns), with that of the child processes reaped (RUSAGE_CHILDREN: helpers cloned
-  to share the worker's memory without being its threads): its growth over a sample, less
+  (ended_ns), with that of the child processes (helpers cloned to share the worker's
+  memory without being its threads; reaped ones from RUSAGE_CHILDREN, running and
+  unreaped ones from /proc): its growth over a sample, less
   what the threads that ended in it had used before it began, is the CPU of threads and
   helpers that ended inside the sample, those started and joined inside one call
   included. The order matters: reading a running thread's clock brings its run time up to
@@ -42,7 +43,7 @@ import time
 from typing import Any
 
 from kernelsmith_worker.findings import finding
-from kernelsmith_worker.os_threads import os_threads
+from kernelsmith_worker.os_threads import children_cpu_ns, os_threads
 
 # captured when the worker starts, before any candidate is imported
 _clock_ns = time.clock_gettime_ns
@@ -198,9 +199,9 @@ class CpuAccount:
     def snapshot() -> tuple[dict[int, int], int]:
         """Every live thread's CPU nanoseconds, then the CPU nanoseconds of the threads no
         longer alive (the process clock, read after the threads', less their sum) and of the
-        child processes reaped (helpers cloned to share the worker's memory are processes of
-        their own: no thread of it, not in its clock, but their time is its children's once
-        they are waited for)."""
+        child processes (helpers cloned to share the worker's memory are processes of their
+        own: no thread of it, not in its clock): those reaped (RUSAGE_CHILDREN) and those
+        not yet waited for, running or zombies (children_cpu_ns)."""
         clocks = {}
         for tid in os_threads():
             ns = thread_cpu_ns(tid)
@@ -208,7 +209,7 @@ class CpuAccount:
                 clocks[tid] = ns
         ended = _clock_ns(_PROCESS) - sum(clocks.values())
         kids = _getrusage(_CHILDREN)
-        return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9)
+        return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9) + children_cpu_ns()
 
     def _foreign_waits(self, tids: Any) -> dict[int, int]:
         """Run-queue nanoseconds of the threads that are not the evaluator's (read after

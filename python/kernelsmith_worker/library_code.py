@@ -32,7 +32,9 @@ LOADER_SYMBOLS: frozenset[str] = frozenset(
 
 # What a kernel has no use for and a cheat does: handlers and signals that run code (its own,
 # or a stalled interpreter) in the middle of the evaluator's work, timers, the interpreter's
-# C API (the GIL held from a native thread), memory protections and other processes' memory.
+# C API (the GIL held from a native thread), memory protections, other processes' memory, and
+# other processes (one cloned to share the worker's memory computes beside the caller where no
+# thread clock of the worker sees it).
 # Not syscall(): libstdc++ 13's headers call it for futexes (std::thread, mutexes), so a
 # handler installed through syscall(SYS_rt_sigaction) is not seen here.
 PROCESS_CONTROL: frozenset[str] = frozenset(
@@ -40,7 +42,9 @@ PROCESS_CONTROL: frozenset[str] = frozenset(
     sigaltstack setitimer alarm ualarm timer_create timer_settime timerfd_create
     timerfd_settime pthread_sigmask sigprocmask raise kill killpg pthread_kill tgkill tkill
     sigqueue pthread_sigqueue signalfd sigwait sigwaitinfo sigtimedwait sigsuspend
-    mprotect pkey_mprotect ptrace process_vm_readv process_vm_writev prctl""".split()
+    mprotect pkey_mprotect ptrace process_vm_readv process_vm_writev prctl
+    fork vfork _Fork clone clone3 __clone __clone2 posix_spawn posix_spawnp execv execve
+    execvp execvpe execl execle execlp fexecve system popen""".split()
 )
 _PYTHON_API_RE = re.compile(r"^_?Py[A-Z_]")
 
@@ -70,7 +74,7 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # forbidden()'s reasons
 LOOKUP = "run-time symbol lookup"
-PROCESS = "signals, timers, system calls or memory protection"
+PROCESS = "signals, timers, processes, system calls or memory protection"
 PYTHON_API = "the interpreter's C API"
 ROUTINE = "BLAS/LAPACK/vendor library routine"
 

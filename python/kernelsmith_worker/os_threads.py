@@ -64,30 +64,73 @@ def evaluator_threads() -> Iterator[None]:
         _evaluator.tids.update(set(os_threads()) - before)
 
 
+def _children(task_dir: str) -> Iterator[tuple[int, str, list[str]]]:
+    """(pid, name, the fields of its stat after the name) of every child process of the
+    process whose task folder is `task_dir` (/proc/self/task), zombies included."""
+    try:
+        tids = _listdir(task_dir)
+    except OSError:
+        return
+    for tid in tids:
+        try:
+            with _open(f"{task_dir}/{tid}/children", encoding="ascii") as f:
+                pids = [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            continue
+        for pid in pids:
+            try:
+                with _open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # gone (reaped) in between
+            name, _, rest = stat.partition(" (")[2].rpartition(") ")
+            yield pid, name, rest.split()
+
+
 def live_children() -> dict[int, str]:
     """Pid -> name of every live (not zombie) child process of this process."""
-    out: dict[int, str] = {}
     with unwatched():
+        return {pid: name for pid, name, fields in _children("/proc/self/task")
+                if fields[:1] != ["Z"]}
+
+
+_TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_ns(task_dir: str = "/proc/self/task", depth: int = 4) -> int:
+    """CPU nanoseconds of this process's descendants that have not been waited for: live
+    ones and zombies. A process cloned to share the worker's memory is no thread of it, and
+    its CPU reaches RUSAGE_CHILDREN only once it is reaped, which its creator may put off
+    until no sample is being timed. Per process, the larger of its stat's user + system
+    time (every thread it had, in clock ticks: 0 for a helper that lives a few
+    milliseconds) and its threads' scheduler run time (nanoseconds, the threads alive)."""
+    total = 0
+    with unwatched():
+        for pid, _, fields in _children(task_dir):
+            try:  # utime, stime: fields 14 and 15 of stat, 12 and 13 after the name
+                ticks = int((int(fields[11]) + int(fields[12])) * _TICK_NS)
+            except (IndexError, ValueError):
+                ticks = 0
+            total += max(ticks, _run_ns(f"/proc/{pid}/task"))
+            if depth > 1:
+                total += children_cpu_ns(f"/proc/{pid}/task", depth - 1)
+    return total
+
+
+def _run_ns(task_dir: str) -> int:
+    """The scheduler run time (schedstat) of a process's threads, summed."""
+    total = 0
+    try:
+        tids = _listdir(task_dir)
+    except OSError:
+        return 0
+    for tid in tids:
         try:
-            tids = _listdir("/proc/self/task")
-        except OSError:
-            return out
-        for tid in tids:
-            try:
-                with _open(f"/proc/self/task/{tid}/children", encoding="ascii") as f:
-                    pids = [int(p) for p in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            for pid in pids:
-                try:
-                    with _open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-                        stat = f.read()
-                except OSError:
-                    continue  # gone (reaped) in between
-                name, _, rest = stat.partition(" (")[2].rpartition(") ")
-                if not rest.startswith("Z"):
-                    out[pid] = name
-    return out
+            with _open(f"{task_dir}/{tid}/schedstat", "rb") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def become_subreaper() -> bool:

@@ -107,7 +107,8 @@ def test_signals_syscalls_and_the_interpreter_api_are_refused(cache):
     assert not any(f.startswith("syscall ") for f in found), found  # std::thread's futexes
     found = library_code.library_findings(cpu_ext._compile("gil", GIL)[0])
     assert any(f.startswith("PyGILState_Ensure (the interpreter") for f in found), found
-    for name in ("tgkill", "pthread_sigmask", "mprotect", "setitimer", "PyEval_SaveThread"):
+    for name in ("tgkill", "pthread_sigmask", "mprotect", "setitimer", "PyEval_SaveThread",
+                 "clone", "fork", "posix_spawn", "execve", "system"):
         assert library_code.forbidden(name), name
     # in C++ source the words are ordinary names (a variable called signal is fine)
     assert library_code.forbidden("signal", in_source=True) is None

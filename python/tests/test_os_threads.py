@@ -115,3 +115,30 @@ def test_the_evaluators_threads_are_not_taken_for_tampering(native_lib):
         assert guard.changes(True) == []
     finally:
         native_lib.ks_test_stop()
+
+
+def test_an_unreaped_child_process_is_in_the_cpu_account():
+    """A process cloned beside the caller is no thread of the worker; left unreaped (a
+    zombie) its CPU is not in RUSAGE_CHILDREN either, yet the sample it ran in counts it."""
+    import os
+    import time
+
+    from kernelsmith_worker.cpu_account import CpuAccount
+    from kernelsmith_worker.os_threads import children_cpu_ns
+
+    acct = CpuAccount(frozenset())
+    acct.start()
+    pid = os.fork()
+    if pid == 0:
+        end = time.perf_counter() + 0.1
+        while time.perf_counter() < end:
+            pass
+        os._exit(0)
+    try:
+        time.sleep(0.3)  # the child is a zombie now
+        acct.stop("cand")
+        assert children_cpu_ns() >= 50_000_000
+        assert acct.ended_ns["cand"] >= 50_000_000
+    finally:
+        os.waitpid(pid, 0)
+    assert children_cpu_ns() == 0  # reaped: its time is RUSAGE_CHILDREN's now
