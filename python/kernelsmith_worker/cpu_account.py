@@ -26,7 +26,11 @@ clock is read, then the process's (snapshot()):
   that computes reads 1.0 however busy the machine, two that compute at once 2.0, and a
   caller that blocks while its worker computes 1.0 (threads_demanded()). Where the kernel
   keeps no schedstat, the CPU seconds per wall second over available() are judged instead
-  (BUDGET_MARGIN: two threads that each get half a CPU read as two);
+  (BUDGET_MARGIN: two threads that each get half a CPU read as two). And whatever the
+  demand reads, the CPU the timing thread and the candidate's threads used in a sample past
+  what budget threads can use in its window (beyond_per_wall, BEYOND_MAX): threads that
+  take turns never exceed it, so a helper computing a small share beside the caller, which
+  the demand's margin would let pass, does;
 - reference samples: threads that are not the evaluator's, and threads that ended, must use
   next to none (FOREIGN_MAX): a pool that waits between calls uses none, a spinning one a
   whole CPU.
@@ -75,6 +79,13 @@ DEMAND_MARGIN = 0.4
 # one it woke), and a second timing reads it near 1.0 again; a helper that computes beside
 # the caller reads high in both (r15_c06: 1.55-1.63).
 CONFIRM_BAND = 0.3
+# Candidate samples: CPU seconds per wall second that its threads (the timing thread's
+# included) used beyond what `budget` threads can use in each sample's window, above this
+# reject. Threads that take turns never read above 0 (the clocks are read inside the window),
+# however busy the machine; honest one-thread kernels and pools whose caller blocks read
+# 0.000 on the 2-core VM, r23_c05's helper computing 15 % of the rows beside the caller 0.07
+# with the machine loaded, r15_c06's 0.12. Unlike the demand, no hand-off wait raises it.
+BEYOND_MAX = 0.03
 # Reference samples: CPU seconds of non-evaluator threads per wall second above this reject.
 # A pool that blocks between calls uses ~0; one spinning thread 1.0 (or its share of a CPU).
 FOREIGN_MAX = 0.25
@@ -192,6 +203,9 @@ class CpuAccount:
         self._steal = 0.0
         # CPU plus run-queue waits of the timing thread and the candidate's threads
         self.demand_ns = {"ref": 0, "cand": 0}
+        # per sample: (CPU of the timing thread, the candidate's threads and those that
+        # ended; the window of the sample's reads), for beyond_per_wall
+        self._turns: dict[str, list[tuple[int, int]]] = {"ref": [], "cand": []}
         self._mark_waits: dict[int, int] = {}
         self._waits_read = True  # the kernel keeps schedstat for every thread read
 
@@ -271,7 +285,9 @@ class CpuAccount:
         # the ended part grew by the whole life of the threads that ended inside the sample:
         # what those alive at its start had used before it is not the sample's
         gone = sum(ns for tid, ns in before.items() if tid not in now)
-        self.ended_ns[side] += ended - self._mark_ended - gone
+        ended_in = ended - self._mark_ended - gone
+        self.ended_ns[side] += ended_in
+        self._turns[side].append((own + foreign + ended_in, window))
 
     def _ended(self, side: str) -> int:
         """The ended threads' CPU of a side's samples (never below 0: the per-sample figure
@@ -317,13 +333,26 @@ class CpuAccount:
         return demanded is not None and \
             budget + DEMAND_MARGIN < demanded <= budget + DEMAND_MARGIN + CONFIRM_BAND
 
+    def beyond_per_wall(self, side: str, budget: int) -> float | None:
+        """CPU seconds per wall second that the side's threads used beyond what `budget`
+        threads can use in each sample's window; None when too little was timed to say.
+        Threads that take turns (a caller that blocks while its pool computes) use at most
+        budget x window between them, however busy the machine: the clocks are read inside
+        the window. More is threads that computed at the same time, on CPUs the budget does
+        not give."""
+        wall = self.wall_ns[side]
+        if wall < MIN_WALL_S * 1e9:
+            return None
+        return sum(max(0, cpu - budget * window) for cpu, window in self._turns[side]) / wall
+
     def foreign_per_wall(self, side: str) -> float | None:
         wall = self.wall_ns[side]
         return None if wall < MIN_WALL_S * 1e9 else (self.foreign_ns[side]
                                                      + self._ended(side)) / wall
 
-    def record(self) -> dict[str, Any]:
-        """The timing record's fields: cpu_per_wall and foreign_cpu_per_wall, per side."""
+    def record(self, budget: int) -> dict[str, Any]:
+        """The timing record's fields: cpu_per_wall and foreign_cpu_per_wall, per side, ...;
+        `budget`: the candidate's thread budget."""
         def r(v: float | None) -> float | None:
             return None if v is None else round(v, 3)
         return {"cpu_per_wall": {s: r(self.per_wall(s)) for s in ("ref", "cand")},
@@ -333,6 +362,7 @@ class CpuAccount:
                 "foreign_cpu_per_wall": {s: r(self.foreign_per_wall(s)) for s in ("ref", "cand")},
                 "cpu_available": r(self.available()), "cand_threads_used": r(self.threads_used()),
                 "cand_threads_demanded": r(self.threads_demanded()),
+                "cand_cpu_beyond_budget": r(self.beyond_per_wall("cand", budget)),
                 "blocked_baseline": r(_Baseline.blocked),
                 "blocked_share": {s: r(self.blocked_share(s)) for s in ("ref", "cand")}}
 
@@ -365,6 +395,15 @@ class CpuAccount:
                 "threads of its own beyond "
                 "the budget (std::thread, a pool, a caller that spins while its workers "
                 "compute) count against it as OpenMP threads do", "reject"))
+        beyond = self.beyond_per_wall("cand", budget)
+        if not out and beyond is not None and beyond > BEYOND_MAX:
+            out.append(finding(
+                "cpu_threads_over_budget",
+                f"while timed, the candidate's threads used {beyond:.2f} CPU seconds per wall "
+                f"second beyond what its thread budget ({budget}, KS_CPU_THREADS) can use: "
+                "threads that computed at the same time (a helper thread or process that "
+                "computes a share beside the caller) count against the budget as OpenMP "
+                "threads do, however small the share", "reject"))
         blocked = self.blocked_share("ref")
         if budget == 1 and blocked is not None and blocked > BLOCKED_MAX:
             out.append(finding(

@@ -179,7 +179,7 @@ def _time_cpu(ref_slot: SlotFn, cand_slot: SlotFn, inputs: TimedInputs, seed: in
         "threads": torch.get_num_threads(),  # both sides: torch intra-op and OpenMP threads
         "ref_cpu_us": stats.median(ref_cpu),
     })
-    rec.update(account.record())
+    rec.update(account.record(rec["threads"]))
     rec["retime_for_threads"] = account.near_budget(rec["threads"])
     rec["findings"] = rec.get("findings", []) + timed_check_findings(
         got["tampered"], got["mismatch"], got["unreproduced"])

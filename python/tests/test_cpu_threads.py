@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from kernelsmith_worker import cpu_ext
-from kernelsmith_worker.cpu_account import (BUDGET_MARGIN, CONFIRM_BAND, DEMAND_MARGIN,
-                                            FOREIGN_MAX, CpuAccount, calibrate,
+from kernelsmith_worker import cpu_account
+from kernelsmith_worker.cpu_account import (BEYOND_MAX, BUDGET_MARGIN, CONFIRM_BAND,
+                                            DEMAND_MARGIN, FOREIGN_MAX, CpuAccount, calibrate,
                                             thread_cpu_ns)
 from kernelsmith_worker.findings import Hacked
 from kernelsmith_worker.integrity import IntegrityGuard, thread_idents
@@ -279,13 +280,13 @@ def test_findings_read_the_figures_against_the_budget():
     assert _account(1.0, 0.5, 0.02, "cand", ref_own_s=0.5).findings(1) == []
     busy = _account(1.0, 0.1, 0.9, "cand", ref_own_s=0.5)
     assert [f["kind"] for f in busy.findings(1)] == ["cpu_threads_over_budget"]
-    assert busy.record()["cand_threads_used"] == pytest.approx(2.0)
+    assert busy.record(1)["cand_threads_used"] == pytest.approx(2.0)
     # so busy that the share is not read below MIN_AVAILABLE
     assert _account(1.0, 0.05, 0.05, "cand", ref_own_s=0.01).findings(1) == []
     ref = _account(1.0, 1.0, FOREIGN_MAX + 0.1, "ref")
     assert [f["kind"] for f in ref.findings(1)] == ["cpu_threads_while_reference"]
-    assert ref.record()["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
-    assert ref.record()["cpu_per_wall"]["cand"] is None
+    assert ref.record(1)["foreign_cpu_per_wall"]["ref"] == pytest.approx(FOREIGN_MAX + 0.1)
+    assert ref.record(1)["cpu_per_wall"]["cand"] is None
 
 
 def test_demand_is_judged_where_schedstat_is_read():
@@ -295,7 +296,7 @@ def test_demand_is_judged_where_schedstat_is_read():
     # is within the average rule's margin, not within demand's
     slack = _account(1.0, 1.0, 0.5, "cand", ref_own_s=1.0, demand_s=1.5)
     assert [f["kind"] for f in slack.findings(1)] == ["cpu_threads_over_budget"]
-    assert slack.record()["cand_threads_demanded"] == pytest.approx(1.5)
+    assert slack.record(1)["cand_threads_demanded"] == pytest.approx(1.5)
     assert _account(1.0, 1.0, 0.0, "cand", demand_s=1.0 + DEMAND_MARGIN - 0.01).findings(1) == []
     assert _account(1.0, 0.2, 2.0, "cand", demand_s=2.1).findings(2) == []
     # just over the budget: timed again before it is judged; far over it: judged at once
@@ -324,8 +325,8 @@ def test_two_threads_computing_at_once_read_as_two_whatever_the_load(lib):
         alone.stop("cand")
     if not acct._waits_read:
         pytest.skip("this kernel keeps no schedstat")
-    assert acct.threads_demanded() > 1.0 + DEMAND_MARGIN, acct.record()
-    assert alone.threads_demanded() < 1.0 + DEMAND_MARGIN, alone.record()
+    assert acct.threads_demanded() > 1.0 + DEMAND_MARGIN, acct.record(1)
+    assert alone.threads_demanded() < 1.0 + DEMAND_MARGIN, alone.record(1)
 
 
 
@@ -355,7 +356,60 @@ def test_a_wait_booked_in_a_later_sample_counts_no_thread_past_the_window(monkey
         pytest.skip("this kernel keeps no schedstat")
     # the timing thread (~1.0) and the idle helper whose booked wait is capped (<= 1.0 more)
     demanded = acct.threads_demanded()
-    assert 1.0 < demanded < 2.2, acct.record()
+    assert 1.0 < demanded < 2.2, acct.record(1)
+
+
+def _scripted(monkeypatch, helper_ns: int) -> CpuAccount:
+    """An account of five 10 ms samples in which the timing thread (tid 1) computes
+    throughout and a thread of the candidate (tid 2) computes helper_ns of each; the clocks
+    are scripted, so the figures do not depend on this machine."""
+    now = {"ns": 0}
+    clocks = {1: 0, 2: 0}
+
+    def perf_ns():
+        return now["ns"]
+
+    def snapshot():
+        return dict(clocks), 0
+
+    monkeypatch.setattr(cpu_account, "_perf_ns", perf_ns)
+    monkeypatch.setattr(CpuAccount, "snapshot", staticmethod(snapshot))
+    monkeypatch.setattr(cpu_account, "_sched_ns", lambda: (0, 0))
+    monkeypatch.setattr(CpuAccount, "_foreign_waits", lambda self, tids: {})
+    acct = CpuAccount(evaluator=frozenset())
+    acct._me = 1
+    for _ in range(5):
+        acct.start()
+        now["ns"] += 10_000_000
+        clocks[1] += 10_000_000
+        clocks[2] += helper_ns
+        acct.stop("cand")
+    return acct
+
+
+def test_threads_computing_at_once_are_over_budget_however_small_the_share(monkeypatch):
+    # a helper computing 15 % of the rows beside the caller: a demand of ~1.2, inside
+    # DEMAND_MARGIN, but CPU beyond what one thread can use in the window
+    helper = _scripted(monkeypatch, 1_500_000)
+    assert helper.record(1)["cand_cpu_beyond_budget"] == pytest.approx(0.15)
+    assert [f["kind"] for f in helper.findings(1)] == ["cpu_threads_over_budget"]
+    assert "beyond what its thread budget" in helper.findings(1)[0]["detail"]
+    assert helper.findings(2) == []  # a budget of two may run both
+    assert _scripted(monkeypatch, 0).findings(1) == []
+
+
+def test_threads_that_take_turns_use_nothing_beyond_the_budget(lib):
+    # a caller that sleeps while a thread of the candidate computes (a pool whose caller
+    # blocks), and a caller that computes alone: never beyond one thread in a window
+    acct = CpuAccount(evaluator=frozenset(CpuAccount.snapshot()[0]))
+    for _ in range(5):
+        acct.start()
+        assert lib.ks_start(1, 1, _WORK // 4) == 0
+        lib.ks_stop()  # joins: the caller blocks while the helper computes
+        lib.ks_work(_WORK // 8)
+        acct.stop("cand")
+    assert acct.beyond_per_wall("cand", 1) < BEYOND_MAX / 10, acct.record(1)
+    assert acct.findings(1) == [] or acct.threads_demanded() > 1.0 + DEMAND_MARGIN
 
 
 def _timed_reference(acc: CpuAccount, seconds: float) -> None:
@@ -387,7 +441,7 @@ def test_a_thread_holding_the_interpreter_while_the_reference_runs_is_rejected()
     try:
         quiet = CpuAccount(evaluator=frozenset())
         _timed_reference(quiet, 0.3)
-        assert quiet.blocked_share("ref") < 0.05, quiet.record()
+        assert quiet.blocked_share("ref") < 0.05, quiet.record(1)
         assert not any(f["kind"] == "reference_slowed" for f in quiet.findings(1))
         holder = threading.Thread(target=hold)
         holder.start()
@@ -399,5 +453,5 @@ def test_a_thread_holding_the_interpreter_while_the_reference_runs_is_rejected()
             holder.join()
     finally:
         torch.set_num_threads(before)
-    assert held.blocked_share("ref") > 0.1, held.record()
+    assert held.blocked_share("ref") > 0.1, held.record(1)
     assert "reference_slowed" in [f["kind"] for f in held.findings(1)]
