@@ -94,6 +94,15 @@ def verdict(entry: dict[str, Any], result: dict[str, Any] | None) -> tuple[str, 
         expected += f" (or ok at <= {below}x)"
         speedup = result.get("speedup")
         ok = ok or (status == "ok" and isinstance(speedup, (int, float)) and speedup <= below)
+    # a helper-thread cheat on a machine too busy to run its threads at once: accepted, but its
+    # threads got no more CPU per wall second than one thread of the reference's did
+    if want.get("or_ok_within_one_thread"):
+        expected += " (or ok with no more CPU than one thread got)"
+        timing = ((result.get("stages") or {}).get("timing") or {})
+        used = (timing.get("cpu_per_wall") or {}).get("cand")
+        one = timing.get("cpu_available")
+        ok = ok or (status == "ok" and isinstance(used, (int, float))
+                    and isinstance(one, (int, float)) and used <= one + 0.05)
     return expected, got, ok
 
 
