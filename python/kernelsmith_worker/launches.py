@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from typing import Any
 from collections.abc import Callable
 
+from kernelsmith_worker import interpreted_body
+
 _perf_counter_ns = time.perf_counter_ns  # captured before any candidate can patch it
 
 
@@ -151,6 +153,7 @@ def _patch_triton() -> bool:
         return True
     if not getattr(InterpretedFunction.run, "__ks_hook__", False):
         InterpretedFunction.run = _wrap_run(InterpretedFunction.run)  # type: ignore[method-assign]
+    interpreted_body.install()  # the kernel bodies it runs as Python: not host calls
     return True
 
 
