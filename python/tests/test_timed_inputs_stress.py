@@ -551,8 +551,6 @@ def test_every_refresh_runs_the_same_operations():
 
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    from kernelsmith_worker.value_domain import Observer
-
     class Ops(TorchDispatchMode):
         def __init__(self):
             super().__init__()
@@ -567,12 +565,7 @@ def test_every_refresh_runs_the_same_operations():
         return [torch.randn(8, 512) * support, torch.randn(8, 512),
                 torch.randint(0, 100, (4096,))]
 
-    draws = [draw() for _ in range(4)]
-    obs = Observer(torch.device("cpu"))
-    for d in draws:
-        obs.add(d)
-    rot = RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
-                         draws=draws[1:], domain=obs.domain([]))
+    draws, rot = _observed_slots(draw)
     rot.use(4)
     seen = []
     for signed in (False, False, True, True):
@@ -600,18 +593,11 @@ def test_complex_outputs_are_judged_on_both_parts():
 
 
 def test_refresh_breaks_a_non_finite_padding_and_an_integer_mask():
-    from kernelsmith_worker.value_domain import Observer
-
     def draw():
         pad = torch.arange(512)[None, :] < torch.randint(1, 513, (8, 1))
         return [torch.randn(8, 512).masked_fill(pad, -math.inf), (~pad).long()]
 
-    draws = [draw() for _ in range(4)]
-    obs = Observer(torch.device("cpu"))
-    for d in draws:
-        obs.add(d)
-    rot = RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
-                         draws=draws[1:], domain=obs.domain([]))
+    draws, rot = _observed_slots(draw)
     rot.use(8)
     filled = flipped = 0
     for _ in range(4):
@@ -625,3 +611,16 @@ def test_refresh_breaks_a_non_finite_padding_and_an_integer_mask():
             assert bool(((m == 0) | (m == 1)).all())
     assert filled >= 16 and flipped >= 16
     assert rot.tampered() is None
+
+
+def _observed_slots(draw):
+    """Four draws of `draw()`, the value domain observed over them, and timed slots made
+    from them (draw 0 the base, the rest the fresh draws)."""
+    from kernelsmith_worker.value_domain import Observer
+
+    draws = [draw() for _ in range(4)]
+    obs = Observer(torch.device("cpu"))
+    for d in draws:
+        obs.add(d)
+    return draws, RotatingInputs(draws[0], torch.device("cpu"), 1 << 22, lambda c, r: True,
+                                 draws=draws[1:], domain=obs.domain([]))
