@@ -59,6 +59,9 @@ context_run() {  # NAME ADVERTISE
   check "$1-run" 0 'best speedup' -- "$KS" evolve $problem --seed-kernel $seed \
     --llm-url "http://127.0.0.1:$(cat "$tmp/$1.port")/v1" --model m --backend cpu --trials 1 \
     --islands 1 --rounds 1 --parallel-proposals 1 --run-dir "$tmp/$1"
+  # a seed that was not ok: its stored verdict, to say why (the message and reject findings)
+  sql "$tmp/$1" "select status, json_extract(result, '$.message'), json_extract(result,
+    '$.findings') from evaluations where status != 'ok'" 2>/dev/null | cut -c1-1500
   kill "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 }
