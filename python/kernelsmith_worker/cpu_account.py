@@ -223,7 +223,8 @@ class CpuAccount:
                 clocks[tid] = ns
         ended = _clock_ns(_PROCESS) - sum(clocks.values())
         kids = _getrusage(_CHILDREN)
-        return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9) + children_cpu_ns()
+        return clocks, ended + int((kids.ru_utime + kids.ru_stime) * 1e9) \
+            + children_cpu_ns(tids=clocks)
 
     def _foreign_waits(self, tids: Any) -> dict[int, int]:
         """Run-queue nanoseconds of the threads that are not the evaluator's (read after

@@ -13,7 +13,7 @@ import ctypes
 import os
 import sys
 import threading
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from kernelsmith_worker.event_watch import unwatched
 
@@ -64,13 +64,16 @@ def evaluator_threads() -> Iterator[None]:
         _evaluator.tids.update(set(os_threads()) - before)
 
 
-def _children(task_dir: str) -> Iterator[tuple[int, str, list[str]]]:
+def _children(task_dir: str, tids: Iterable[int] | None = None
+              ) -> Iterator[tuple[int, str, list[str]]]:
     """(pid, name, the fields of its stat after the name) of every child process of the
-    process whose task folder is `task_dir` (/proc/self/task), zombies included."""
-    try:
-        tids = _listdir(task_dir)
-    except OSError:
-        return
+    process whose task folder is `task_dir` (/proc/self/task), zombies included. `tids`: its
+    threads where the caller has just listed them."""
+    if tids is None:
+        try:
+            tids = _listdir(task_dir)
+        except OSError:
+            return
     for tid in tids:
         try:
             with _open(f"{task_dir}/{tid}/children", encoding="ascii") as f:
@@ -97,16 +100,18 @@ def live_children() -> dict[int, str]:
 _TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
 
 
-def children_cpu_ns(task_dir: str = "/proc/self/task", depth: int = 4) -> int:
+def children_cpu_ns(task_dir: str = "/proc/self/task", depth: int = 4,
+                    tids: Iterable[int] | None = None) -> int:
     """CPU nanoseconds of this process's descendants that have not been waited for: live
     ones and zombies. A process cloned to share the worker's memory is no thread of it, and
     its CPU reaches RUSAGE_CHILDREN only once it is reaped, which its creator may put off
     until no sample is being timed. Per process, the larger of its stat's user + system
     time (every thread it had, in clock ticks: 0 for a helper that lives a few
-    milliseconds) and its threads' scheduler run time (nanoseconds, the threads alive)."""
+    milliseconds) and its threads' scheduler run time (nanoseconds, the threads alive).
+    `tids`: the threads of `task_dir`'s process, where the caller has just listed them."""
     total = 0
     with unwatched():
-        for pid, _, fields in _children(task_dir):
+        for pid, _, fields in _children(task_dir, tids):
             try:  # utime, stime: fields 14 and 15 of stat, 12 and 13 after the name
                 ticks = int((int(fields[11]) + int(fields[12])) * _TICK_NS)
             except (IndexError, ValueError):
